@@ -1,0 +1,18 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'delObject',
+    summary: 'Delete an object (with options {"recursive":true} also everything below it)',
+    params: Type.Object({
+        id: Type.String({ description: 'Object id' }),
+        options: Type.Optional(Type.Object({ recursive: Type.Optional(Type.Boolean()) }, { description: 'JSON, e.g. {"recursive":true}' })),
+    }),
+    permission: { type: 'object', operation: 'delete' },
+    effect: 'write',
+    envelope: 'results',
+    async handler({ id, options }, { adapter, callOptions }) {
+        await adapter.delForeignObjectAsync(id, { ...callOptions, recursive: !!options?.recursive });
+        return [];
+    },
+});

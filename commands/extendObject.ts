@@ -1,0 +1,18 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'extendObject',
+    summary: 'Merge properties into an object (creates it when absent)',
+    params: Type.Object({
+        id: Type.String({ description: 'Object id' }),
+        obj: Type.Object({}, { additionalProperties: true, description: 'Partial object as JSON, e.g. {"common":{"name":"x"}}' }),
+    }),
+    permission: { type: 'object', operation: 'write' },
+    effect: 'write',
+    envelope: 'result',
+    adminOnly: true,
+    async handler({ id, obj }, { adapter, callOptions }) {
+        return adapter.extendForeignObjectAsync(id, obj as ioBroker.PartialObject, callOptions);
+    },
+});

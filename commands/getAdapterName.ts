@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'getAdapterName',
+    summary: 'Name of this adapter (rest-api)',
+    params: Type.Object({}),
+    permission: null,
+    effect: 'read',
+    envelope: 'result',
+    async handler(_params, { app }) {
+        return app.adapterName;
+    },
+});

@@ -1,0 +1,15 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'getCurrentInstance',
+    summary: 'Namespace of the instance serving this request, e.g. rest-api.0',
+    params: Type.Object({}),
+    permission: null,
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    async handler(_params, { app }) {
+        return app.namespace;
+    },
+});

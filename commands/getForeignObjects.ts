@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'getForeignObjects',
+    summary: 'Read all objects matching a pattern, optionally of one type',
+    params: Type.Object({
+        pattern: Type.String({ description: 'Pattern, e.g. system.adapter.*' }),
+        type: Type.Optional(Type.String({ description: 'Object type, e.g. state, instance; empty = any' })),
+    }),
+    permission: { type: 'object', operation: 'list' },
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    async handler({ pattern, type }, { adapter, callOptions }) {
+        const objects = type
+            ? await adapter.getForeignObjectsAsync(pattern, type as ioBroker.ObjectType, callOptions)
+            : await adapter.getForeignObjectsAsync(pattern, callOptions);
+        return objects ?? {};
+    },
+});

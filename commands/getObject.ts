@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'getObject',
+    summary: 'Read one object (null if it does not exist)',
+    params: Type.Object({ id: Type.String({ description: 'Object id, e.g. system.config' }) }),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    async handler({ id }, { adapter, callOptions }) {
+        return (await adapter.getForeignObjectAsync(id, callOptions)) ?? null;
+    },
+});

@@ -1,0 +1,23 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'getObjectView',
+    summary: 'Query an object view, e.g. design=system, search=state, params={"startkey":"a","endkey":"a.\\u9999"}',
+    params: Type.Object({
+        design: Type.String({ description: 'View design, e.g. system' }),
+        search: Type.String({ description: 'View name, e.g. state, instance, adapter, enum' }),
+        params: Type.Optional(
+            Type.Object({ startkey: Type.Optional(Type.String()), endkey: Type.Optional(Type.String()) }, {
+                additionalProperties: true,
+                description: 'JSON with startkey and endkey',
+            }),
+        ),
+    }),
+    permission: { type: 'object', operation: 'list' },
+    effect: 'read',
+    envelope: 'result',
+    async handler({ design, search, params }, { adapter, callOptions }) {
+        return adapter.getObjectViewAsync(design as 'system', search as 'state', (params ?? {}) as never, callOptions);
+    },
+});

@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { HttpError } from '../src/http-error';
+
+export default defineCommand({
+    name: 'getObjects',
+    summary: 'Read the objects of a list of ids (or a pattern); without a list all objects (needs object list right)',
+    params: Type.Object({
+        list: Type.Optional(
+            Type.Union([Type.Array(Type.String()), Type.String()], { description: 'JSON array of ids, or a pattern; empty = all' }),
+        ),
+    }),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    async handler({ list }, { adapter, acl, callOptions }) {
+        if (Array.isArray(list)) {
+            const result: Record<string, ioBroker.Object> = {};
+            for (const id of list) {
+                const obj = await adapter.getForeignObjectAsync(id, callOptions).catch(() => null);
+                if (obj) {
+                    result[id] = obj;
+                }
+            }
+            return result;
+        }
+        if (!list && !acl.object.list) {
+            throw new HttpError('FORBIDDEN', 'permissionError');
+        }
+        return (await adapter.getForeignObjectsAsync(list || '*', callOptions)) ?? {};
+    },
+});

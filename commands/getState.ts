@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'getState',
+    summary: 'Read the current state of one id',
+    params: Type.Object({ id: Type.String({ description: 'State id, e.g. system.adapter.admin.0.alive' }) }),
+    permission: { type: 'state', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    async handler({ id }, { adapter, callOptions }) {
+        return (await adapter.getForeignStateAsync(id, callOptions)) ?? null;
+    },
+});

@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'setObject',
+    summary: 'Create or overwrite an object',
+    params: Type.Object({
+        id: Type.String({ description: 'Object id' }),
+        obj: Type.Object({ type: Type.String(), common: Type.Object({}, { additionalProperties: true }) }, {
+            additionalProperties: true,
+            description: 'The object as JSON, e.g. {"type":"state","common":{...},"native":{}}',
+        }),
+    }),
+    permission: { type: 'object', operation: 'write' },
+    effect: 'write',
+    envelope: 'result',
+    async handler({ id, obj }, { adapter, callOptions }) {
+        await adapter.setForeignObjectAsync(id, obj as unknown as ioBroker.SettableObject, callOptions);
+        return { id };
+    },
+});

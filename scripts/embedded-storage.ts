@@ -1,0 +1,202 @@
+/*
+ * Starts ioBroker storage the way js-controller does: its own jsonl objects and states servers in
+ * this process (or nothing, when iobroker.json points at Redis), seeds a fresh data dir with
+ * `setup first`, and writes the rest-api adapter and instance objects from io-package.json.
+ * Shared by the `npm start` launcher and the integration-test fixture. Development only.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+
+export const PROJECT_ROOT = join(__dirname, '..', '..');
+export const CONTROLLER_DIR = dirname(require.resolve('iobroker.js-controller/package.json'));
+
+type DbConfig = { type: string; host: string; port: number; dataDir?: string; [key: string]: unknown };
+export interface IobConfig {
+    objects: DbConfig;
+    states: DbConfig;
+    dataDir: string;
+    [key: string]: unknown;
+}
+
+export interface StorageOptions {
+    dataDir: string;
+    objectsPort?: number;
+    statesPort?: number;
+    /** Print js-controller's DB warnings and errors (the launcher does, tests stay quiet). */
+    verbose?: boolean;
+}
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+const ObjectsServer = require('@iobroker/db-objects-jsonl').Server;
+const StatesServer = require('@iobroker/db-states-jsonl').Server;
+const ObjectsClient = require('@iobroker/db-objects-redis').Client;
+const StatesClient = require('@iobroker/db-states-redis').Client;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+function logger(verbose: boolean): Record<string, (msg: string) => void> {
+    const quiet = (): void => undefined;
+    const say = (msg: string): void => console.log(`[storage] ${msg}`);
+    return { silly: quiet, debug: quiet, info: quiet, warn: verbose ? say : quiet, error: verbose ? say : quiet };
+}
+
+/** Writes iobroker.json on first use (what `setup first` would write) and applies port overrides. */
+export function prepareConfig({ dataDir, objectsPort, statesPort }: StorageOptions): IobConfig {
+    mkdirSync(dataDir, { recursive: true });
+    const file = join(dataDir, 'iobroker.json');
+    let config: IobConfig;
+    if (existsSync(file)) {
+        config = JSON.parse(readFileSync(file, 'utf8'));
+    } else {
+        config = JSON.parse(readFileSync(join(CONTROLLER_DIR, 'conf', 'iobroker-dist.json'), 'utf8'));
+        config.dataDir = relative(CONTROLLER_DIR, dataDir) + '/';
+        config.objects.host = '127.0.0.1';
+        config.states.host = '127.0.0.1';
+    }
+    if (objectsPort) {
+        config.objects.port = objectsPort;
+    }
+    if (statesPort) {
+        config.states.port = statesPort;
+    }
+    writeFileSync(file, JSON.stringify(config, null, 2));
+    return config;
+}
+
+export interface Storage {
+    config: IobConfig;
+    dataDir: string;
+    /** A client of the objects DB (also on Redis). */
+    objects: any;
+    states: any;
+    close(): Promise<void>;
+}
+
+function waitConnected(create: (connected: () => void) => unknown, what: string, timeoutMs = 15_000): Promise<any> {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${what} did not connect within ${timeoutMs} ms`)), timeoutMs);
+        const instance: unknown = create(() => {
+            clearTimeout(timer);
+            // the constructor has returned by the time the callback fires asynchronously
+            setImmediate(() => resolve(instance));
+        });
+    });
+}
+
+export interface StartOptions extends StorageOptions {
+    /** Called for every change of an object the caller subscribed with `storage.objects.subscribe`. */
+    onObjectChange?: (id: string, obj: ioBroker.Object | null) => void;
+}
+
+/** Starts the DB servers (unless Redis) and connects clients to them. */
+export async function startStorage(options: StartOptions): Promise<Storage> {
+    process.env.IOBROKER_DATA_DIR = options.dataDir;
+    const config = prepareConfig(options);
+    const log = logger(!!options.verbose);
+    const servers: any[] = [];
+    const local = (db: DbConfig): DbConfig => ({ ...db, dataDir: options.dataDir });
+    if (config.objects.type !== 'redis') {
+        servers.push(await waitConnected(connected => new ObjectsServer({ connection: local(config.objects), logger: log, hostname: 'embedded', connected }), 'objects server'));
+    }
+    if (config.states.type !== 'redis') {
+        servers.push(await waitConnected(connected => new StatesServer({ connection: local(config.states), logger: log, hostname: 'embedded', connected }), 'states server'));
+    }
+    const objects = await waitConnected(
+        connected => new ObjectsClient({ connection: config.objects, logger: log, hostname: 'embedded-client', connected, change: options.onObjectChange }),
+        'objects client',
+    );
+    const states = await waitConnected(connected => new StatesClient({ connection: config.states, logger: log, hostname: 'embedded-client', connected }), 'states client');
+    return {
+        config,
+        dataDir: options.dataDir,
+        objects,
+        states,
+        async close() {
+            await objects.destroy().catch(() => undefined);
+            await states.destroy().catch(() => undefined);
+            // servers flush their jsonl files on destroy, so written values survive a restart
+            for (const server of servers.reverse()) {
+                await server.destroy().catch(() => undefined);
+            }
+        },
+    };
+}
+
+export async function needsSeed(storage: Storage): Promise<boolean> {
+    return !(await storage.objects.getObjectAsync('system.config'));
+}
+
+/** Runs js-controller's `setup first` against the running DBs when the data dir is new. */
+export async function seedIfNeeded(storage: Storage): Promise<boolean> {
+    if (!(await needsSeed(storage))) {
+        return false;
+    }
+    await runCli(['setup', 'first', '--console'], storage.dataDir);
+    return true;
+}
+
+/** js-controller's CLI, spawned: the DB servers live in this event loop, a sync call would deadlock. */
+export function runCli(args: string[], dataDir: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [join(CONTROLLER_DIR, 'iobroker.js'), ...args], {
+            cwd: PROJECT_ROOT,
+            env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        child.stdout.on('data', d => (output += d));
+        child.stderr.on('data', d => (output += d));
+        child.on('error', reject);
+        child.on('exit', code => (code === 0 ? resolve() : reject(new Error(`iobroker ${args.join(' ')} exited with ${code}: ${output.slice(-2000)}`))));
+    });
+}
+
+export const INSTANCE_ID = 'system.adapter.rest-api.0';
+
+/** Writes system.adapter.rest-api and its instance 0 from io-package.json, keeping a stored native config. */
+export async function writeInstance(storage: Storage, native: Record<string, unknown> = {}): Promise<void> {
+    const io = JSON.parse(readFileSync(join(PROJECT_ROOT, 'io-package.json'), 'utf8'));
+    const { tools } = require('@iobroker/js-controller-common-db'); // eslint-disable-line @typescript-eslint/no-require-imports
+    const host = tools.getHostName();
+    const now = Date.now();
+    const from = `system.host.${host}.cli`;
+    const common = { ...io.common, installedVersion: io.common.version, installedFrom: 'embedded', host };
+    delete common.news;
+    await storage.objects.setObjectAsync('system.adapter.rest-api', { _id: 'system.adapter.rest-api', type: 'adapter', common, native: io.native, from, ts: now });
+    const existing = await storage.objects.getObjectAsync(INSTANCE_ID);
+    const instance = {
+        _id: INSTANCE_ID,
+        type: 'instance',
+        common: { ...common, enabled: true },
+        native: { ...io.native, ...(existing?.native ?? {}), ...native },
+        from,
+        ts: now,
+    };
+    await storage.objects.setObjectAsync(INSTANCE_ID, instance);
+    const indicators = tools.getInstanceIndicatorObjects('rest-api.0', common);
+    const own = (io.instanceObjects ?? []).map((o: { _id: string }) => ({ ...o, _id: `rest-api.0.${o._id}` }));
+    for (const obj of [...indicators, ...own]) {
+        if (!(await storage.objects.getObjectAsync(obj._id))) {
+            await storage.objects.setObjectAsync(obj._id, { ...obj, from, ts: now });
+        }
+    }
+}
+
+/**
+ * Resolves once a seeding `setup first` has written what an adapter needs to start (the design
+ * views and system.config). Its CLI keeps running, and waits a second before it exits.
+ */
+export async function seedBasicsReady(storage: Storage, seeding: Promise<void>, intervalMs = 50): Promise<void> {
+    let failed: unknown = null;
+    seeding.catch(err => (failed = err));
+    for (;;) {
+        if (failed) {
+            throw failed;
+        }
+        const [config, design] = await Promise.all([storage.objects.getObjectAsync('system.config'), storage.objects.getObjectAsync('_design/system')]);
+        if (config && design) {
+            return;
+        }
+        await new Promise(r => setTimeout(r, intervalMs));
+    }
+}

@@ -1,0 +1,90 @@
+import type { Permission } from './command';
+
+export type Operations = Record<string, boolean>;
+
+/** What a user may do, OR-ed over the `common.acl` of every group the user is a member of. */
+export interface Acl {
+    user: string;
+    groups: string[];
+    object: Operations;
+    state: Operations;
+    file: Operations;
+    users: Operations;
+    other: Operations;
+}
+
+const ADMIN_USER = 'system.user.admin';
+const ADMIN_GROUP = 'system.group.administrator';
+
+function fullAcl(user: string, groups: string[]): Acl {
+    const all = (ops: string[]): Operations => Object.fromEntries(ops.map(op => [op, true]));
+    return {
+        user,
+        groups,
+        object: all(['read', 'write', 'delete', 'list', 'create']),
+        state: all(['read', 'write', 'delete', 'create', 'list']),
+        file: all(['read', 'write', 'delete', 'create', 'list']),
+        users: all(['read', 'write', 'create', 'delete', 'list']),
+        other: all(['execute', 'http', 'sendto']),
+    };
+}
+
+type GroupObject = { _id: string; common?: { members?: string[]; acl?: Record<string, Operations> } };
+
+export function aclFromGroups(user: string, groups: GroupObject[]): Acl {
+    const mine = groups.filter(g => g.common?.members?.includes(user));
+    const ids = mine.map(g => g._id);
+    if (user === ADMIN_USER || ids.includes(ADMIN_GROUP)) {
+        return fullAcl(user, user === ADMIN_USER ? [ADMIN_GROUP] : ids);
+    }
+    const acl: Acl = { user, groups: ids, object: {}, state: {}, file: {}, users: {}, other: {} };
+    for (const group of mine) {
+        for (const [type, ops] of Object.entries(group.common?.acl ?? {})) {
+            // js-controller's group objects call the users section `user`
+            const key = (type === 'user' ? 'users' : type) as keyof Omit<Acl, 'user' | 'groups'>;
+            if (!(key in acl) || !ops || typeof ops !== 'object') {
+                continue;
+            }
+            for (const [op, allowed] of Object.entries(ops)) {
+                acl[key][op] = acl[key][op] || !!allowed;
+            }
+        }
+    }
+    return acl;
+}
+
+export function isAllowed(acl: Acl, permission: Permission | null): boolean {
+    return !permission || acl.user === ADMIN_USER || !!acl[permission.type]?.[permission.operation];
+}
+
+/**
+ * Caches each user's ACL until any user or group object changes, so a non-admin request
+ * does not read every group object (4.0.2 did, on every request).
+ */
+export class AclCache {
+    private readonly cache = new Map<string, Promise<Acl>>();
+
+    constructor(private readonly loadGroups: () => Promise<GroupObject[]>) {}
+
+    get(user: string): Promise<Acl> {
+        let acl = this.cache.get(user);
+        if (!acl) {
+            acl = user === ADMIN_USER ? Promise.resolve(fullAcl(user, [ADMIN_GROUP])) : this.load(user);
+            this.cache.set(user, acl);
+        }
+        return acl;
+    }
+
+    invalidate(): void {
+        this.cache.clear();
+    }
+
+    private async load(user: string): Promise<Acl> {
+        try {
+            return aclFromGroups(user, await this.loadGroups());
+        } catch (err) {
+            this.cache.delete(user);
+            throw err;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import type { AclCache } from './acl';
+import type { Command } from './command';
+import type { Config } from './config';
+import type { ChangeFeed } from './lib/change-feed';
+import type { NameIndex } from './lib/name-index';
+
+/** Request-independent parts, built once at start and shared by every request. */
+export interface AppServices {
+    adapter: ioBroker.Adapter;
+    config: Config;
+    /** Instance namespace, e.g. `rest-api.0`. */
+    namespace: string;
+    /** Adapter name and version, for `getVersion` and the docs. */
+    adapterName: string;
+    version: string;
+    acls: AclCache;
+    feed: ChangeFeed;
+    names: NameIndex;
+    /** Commands served under `/v1/command`, after `noCommands` / `noAdminCommands`. */
+    commands: ReadonlyMap<string, Command>;
+    /** `''` standalone, `/rest-api` inside the web adapter. */
+    basePath: string;
+    /** Built once at start from routes and commands. */
+    openapi: Record<string, unknown>;
+}

@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAllowed } from './acl';
+import { authenticate } from './auth';
+import type { AppServices } from './app-services';
+import { HttpError } from './http-error';
+import { parseQuery, type Query } from './query';
+import { readJsonBody } from './read-body';
+import { createContext, type RequestContext } from './request-context';
+import type { Route } from './route';
+import { allowedMethods, buildRouter, type AppRouter, type Target } from './router';
+import { commandErrorExtra, commandReply } from './routes/command';
+import { Reply, send, sendError } from './send';
+
+export interface App {
+    /** The request listener, for a standalone server or mounted inside the web adapter. */
+    handle(req: IncomingMessage, res: ServerResponse): void;
+    router: AppRouter;
+}
+
+const ANONYMOUS = { user: '', groups: [], object: {}, state: {}, file: {}, users: {}, other: {} };
+
+export function createApp(services: AppServices, routes: readonly Route[]): App {
+    const router = buildRouter(routes, services.commands.values(), services.basePath);
+    const anonymous = createContext(services, ANONYMOUS);
+    const commandsPrefix = `${services.basePath}/v1/command/`.toLowerCase();
+    const v1Prefix = `${services.basePath}/v1/`.toLowerCase();
+
+    async function context(req: IncomingMessage, query: Query): Promise<RequestContext> {
+        return createContext(services, await authenticate(services, req, query));
+    }
+
+    async function unmatched(req: IncomingMessage, path: string, query: Query): Promise<Reply> {
+        const lower = path.toLowerCase();
+        if (lower.startsWith(v1Prefix)) {
+            // like 4.0.2: an unknown /v1 path needs valid credentials before it learns anything
+            await context(req, query);
+        }
+        if (lower.startsWith(commandsPrefix)) {
+            const name = path.slice(commandsPrefix.length).split('/')[0];
+            if (services.config.noCommands) {
+                throw new HttpError('NOT_FOUND', 'Commands are disabled');
+            }
+            if (!services.commands.has(name)) {
+                throw new HttpError('NOT_FOUND', `Command ${name} not found`);
+            }
+        }
+        const allow = allowedMethods(router, path);
+        if (allow.length) {
+            throw new HttpError('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed`, {}, undefined, { Allow: allow.join(', ') });
+        }
+        throw new HttpError('NOT_FOUND', `Not found: ${req.method} ${path}`);
+    }
+
+    async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+        const url = req.url ?? '/';
+        const q = url.indexOf('?');
+        const path = q === -1 ? url : url.slice(0, q);
+        const query = parseQuery(q === -1 ? '' : url.slice(q + 1));
+        const match = router.find(req.method as 'GET', path);
+        if (!match) {
+            return send(req, res, await unmatched(req, path, query));
+        }
+        const target = match.store as Target;
+        if (target.command) {
+            try {
+                const ctx = await context(req, query);
+                const body = req.method === 'POST' ? await readJsonBody(req, services.config.bodyLimit) : undefined;
+                return send(req, res, await commandReply(target.command, query, body, ctx));
+            } catch (err) {
+                return sendError(req, res, err, commandErrorExtra(target.command));
+            }
+        }
+        const { route } = target;
+        const ctx = route.public ? anonymous : await context(req, query);
+        if (!isAllowed(ctx.acl, route.permission)) {
+            throw new HttpError('FORBIDDEN', 'permissionError');
+        }
+        const body = route.body === 'json' ? await readJsonBody(req, services.config.bodyLimit) : undefined;
+        const params = match.params as Record<string, string>;
+        const result = await route.handler({ params, query, body, headers: req.headers }, ctx);
+        send(req, res, result instanceof Reply ? result : Reply.json(result));
+    }
+
+    return {
+        router,
+        handle(req, res) {
+            dispatch(req, res).catch(err => sendError(req, res, err));
+        },
+    };
+}

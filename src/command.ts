@@ -1,0 +1,45 @@
+import type { Static, TObject } from '@sinclair/typebox';
+import type { RequestContext } from './request-context';
+
+/** Permission in the socket-classes vocabulary, e.g. `{ type: 'state', operation: 'read' }`. */
+export interface Permission {
+    type: 'state' | 'object' | 'file' | 'users' | 'other';
+    operation: string;
+}
+
+/**
+ * How the return value is wrapped on the wire, as 4.0.2 clients read it:
+ * `result` → `{"error":null,"result":value}`, `results` → `{"error":null,"results":[...]}`
+ * (the handler returns the array), `raw` → the value itself.
+ */
+export type Envelope = 'result' | 'results' | 'raw';
+
+/** A raw byte answer, for commands declaring `binary.response`. */
+export class BinaryBody {
+    constructor(
+        readonly data: Buffer,
+        readonly mimeType: string,
+    ) {}
+}
+
+export interface Command<S extends TObject = TObject> {
+    /** Public name; must equal the file name. */
+    name: string;
+    /** One line, shown on the docs page. */
+    summary: string;
+    description?: string;
+    params: S;
+    /** `null` means: no permission needed (the command only reveals public facts). */
+    permission: Permission | null;
+    /** `write` commands keep GET for old scripts, the docs mark that GET as legacy. */
+    effect: 'read' | 'write';
+    envelope: Envelope;
+    /** Hidden and answered with 404 when `noAdminCommands` is set. */
+    adminOnly?: boolean;
+    binary?: { response?: boolean; request?: boolean };
+    handler(params: Static<S>, ctx: RequestContext): Promise<unknown>;
+}
+
+export function defineCommand<const S extends TObject>(command: Command<S>): Command<S> {
+    return command;
+}

@@ -1,0 +1,66 @@
+/** The instance's `native` settings after defaults and clamping, as every module reads them. */
+export interface Config {
+    port: number;
+    bind: string;
+    secure: boolean;
+    certPublic: string;
+    certPrivate: string;
+    certChained: string;
+    auth: boolean;
+    defaultUser: string;
+    ttl: number;
+    onlyAllowWhenUserIsOwner: boolean;
+    webInstance: string;
+    checkInterval: number;
+    hookTimeout: number;
+    noUI: boolean;
+    dataSource: string;
+    noCommands: boolean;
+    noAdminCommands: boolean;
+    /** Largest accepted request body in bytes. */
+    bodyLimit: number;
+}
+
+const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
+
+function int(value: unknown, fallback: number): number {
+    const n = typeof value === 'number' ? value : parseInt(String(value), 10);
+    return Number.isFinite(n) ? n : fallback;
+}
+
+function bool(value: unknown): boolean {
+    return value === true || value === 'true';
+}
+
+function str(value: unknown, fallback = ''): string {
+    return typeof value === 'string' ? value : fallback;
+}
+
+export function toUserId(name: string): string {
+    const user = name || 'admin';
+    return user.startsWith('system.user.') ? user : `system.user.${user}`;
+}
+
+export function normalizeConfig(native: Record<string, unknown>): Config {
+    const checkInterval = int(native.checkInterval, 30000);
+    return {
+        port: int(native.port, 8093),
+        bind: str(native.bind, '0.0.0.0'),
+        secure: bool(native.secure),
+        certPublic: str(native.certPublic),
+        certPrivate: str(native.certPrivate),
+        certChained: str(native.certChained),
+        auth: bool(native.auth),
+        defaultUser: toUserId(str(native.defaultUser, 'admin')),
+        ttl: int(native.ttl, 3600) || 3600,
+        onlyAllowWhenUserIsOwner: bool(native.onlyAllowWhenUserIsOwner),
+        webInstance: str(native.webInstance),
+        checkInterval: checkInterval > 0 && checkInterval < 5000 ? 5000 : Math.max(0, checkInterval),
+        hookTimeout: Math.max(50, int(native.hookTimeout, 3000) || 3000),
+        noUI: bool(native.noUI),
+        dataSource: str(native.dataSource),
+        noCommands: bool(native.noCommands),
+        noAdminCommands: bool(native.noAdminCommands),
+        bodyLimit: Math.max(1024, int(native.bodyLimit, DEFAULT_BODY_LIMIT)),
+    };
+}

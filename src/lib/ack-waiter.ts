@@ -1,0 +1,45 @@
+import { HttpError } from '../http-error';
+import type { RequestContext } from '../request-context';
+import { adapterCall } from './adapter-errors';
+
+export const MAX_WAIT_MS = 60_000;
+
+/** Parses 4.0.2's `timeout` query value: milliseconds, capped at 60 s; empty means "do not wait". */
+export function waitTimeout(raw: string | null | undefined): number {
+    const ms = parseInt(raw ?? '', 10);
+    return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_WAIT_MS) : 0;
+}
+
+/**
+ * Writes a state and resolves with the first acknowledged state of that id. The listener is
+ * registered before the write, and released in every outcome, without touching other waiters.
+ */
+export async function writeAndWaitForAck(
+    ctx: RequestContext,
+    id: string,
+    state: ioBroker.SettableState,
+    timeoutMs: number,
+): Promise<ioBroker.State> {
+    let resolve!: (state: ioBroker.State) => void;
+    const acked = new Promise<ioBroker.State>(r => (resolve = r));
+    const release = await ctx.app.feed.listen('state', id, (_id, value) => {
+        const changed = value as ioBroker.State | null | undefined;
+        if (changed?.ack) {
+            resolve(changed);
+        }
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+        await adapterCall(ctx.adapter.setForeignStateAsync(id, state, ctx.callOptions), { id });
+        const timedOut = new Promise<never>((_, reject) => {
+            timer = setTimeout(
+                () => reject(new HttpError('NOT_IMPLEMENTED', 'timeout', { id, val: state.val }, 501)),
+                timeoutMs,
+            );
+        });
+        return await Promise.race([acked, timedOut]);
+    } finally {
+        clearTimeout(timer);
+        await release();
+    }
+}

@@ -1,0 +1,85 @@
+import { patternToRegExp, isPattern } from './pattern';
+
+export type ChangeKind = 'state' | 'object';
+export type ChangeListener = (id: string, value: ioBroker.State | ioBroker.Object | null | undefined) => void;
+
+interface Subscription {
+    pattern: string;
+    regExp: RegExp | null;
+    listeners: Set<ChangeListener>;
+    /** Settles once js-controller confirmed the subscription. */
+    ready: Promise<void>;
+}
+
+export interface SubscribePort {
+    subscribeForeignStatesAsync(pattern: string): Promise<void>;
+    unsubscribeForeignStatesAsync(pattern: string): Promise<void>;
+    subscribeForeignObjectsAsync(pattern: string): Promise<void>;
+    unsubscribeForeignObjectsAsync(pattern: string): Promise<void>;
+}
+
+/**
+ * One place that subscribes at js-controller, reference-counted per pattern, and fans every
+ * change out to the listeners whose pattern matches. One listener leaving never silences another.
+ */
+export class ChangeFeed {
+    private readonly subs: Record<ChangeKind, Map<string, Subscription>> = { state: new Map(), object: new Map() };
+
+    constructor(private readonly port: SubscribePort) {}
+
+    /** Resolves once events for `pattern` flow; the returned function releases the listener. */
+    async listen(kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>> {
+        const map = this.subs[kind];
+        let sub = map.get(pattern);
+        if (!sub) {
+            const ready =
+                kind === 'state'
+                    ? this.port.subscribeForeignStatesAsync(pattern)
+                    : this.port.subscribeForeignObjectsAsync(pattern);
+            sub = { pattern, regExp: isPattern(pattern) ? patternToRegExp(pattern) : null, listeners: new Set(), ready };
+            map.set(pattern, sub);
+        }
+        sub.listeners.add(listener);
+        const current = sub;
+        try {
+            await current.ready;
+        } catch (err) {
+            await this.release(kind, current, listener);
+            throw err;
+        }
+        let released = false;
+        return async () => {
+            if (!released) {
+                released = true;
+                await this.release(kind, current, listener);
+            }
+        };
+    }
+
+    emit(kind: ChangeKind, id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
+        for (const sub of this.subs[kind].values()) {
+            if (sub.regExp ? sub.regExp.test(id) : sub.pattern === id) {
+                for (const listener of [...sub.listeners]) {
+                    listener(id, value);
+                }
+            }
+        }
+    }
+
+    /** Number of patterns currently subscribed at js-controller (for tests and diagnostics). */
+    count(kind: ChangeKind): number {
+        return this.subs[kind].size;
+    }
+
+    private async release(kind: ChangeKind, sub: Subscription, listener: ChangeListener): Promise<void> {
+        sub.listeners.delete(listener);
+        if (sub.listeners.size || this.subs[kind].get(sub.pattern) !== sub) {
+            return;
+        }
+        this.subs[kind].delete(sub.pattern);
+        await (kind === 'state'
+            ? this.port.unsubscribeForeignStatesAsync(sub.pattern)
+            : this.port.unsubscribeForeignObjectsAsync(sub.pattern)
+        ).catch(() => undefined);
+    }
+}

@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import type { RequestContext } from '../request-context';
+
+export const statesPatternParam = Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], {
+        description: 'Pattern such as system.adapter.*, or an array of ids (JSON); default *',
+    }),
+);
+
+/** getStates and getForeignStates: a dictionary id → state (null where only the object exists). */
+export async function readStatesByPattern(ctx: RequestContext, pattern: string | string[] | undefined): Promise<Record<string, ioBroker.State | null>> {
+    const states = await ctx.adapter.getForeignStatesAsync((pattern || '*') as string, ctx.callOptions);
+    return (states ?? {}) as Record<string, ioBroker.State | null>;
+}

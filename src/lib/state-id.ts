@@ -1,0 +1,39 @@
+import { HttpError } from '../http-error';
+import type { RequestContext } from '../request-context';
+
+export interface ResolvedState {
+    id: string;
+    obj: ioBroker.Object | null;
+}
+
+/**
+ * Resolves a state route's id the way 4.0.2 does: as an object id first, then by name for users
+ * who may list objects; users who may not get the raw id back.
+ */
+export async function resolveStateId(ctx: RequestContext, idOrName: string): Promise<ResolvedState> {
+    let obj: ioBroker.Object | null | undefined = null;
+    try {
+        obj = await ctx.adapter.getForeignObjectAsync(idOrName, ctx.callOptions);
+    } catch {
+        obj = null;
+    }
+    if (obj) {
+        return { id: obj._id || idOrName, obj };
+    }
+    if (!ctx.acl.object.list && ctx.acl.user !== 'system.user.admin') {
+        return { id: idOrName, obj: null };
+    }
+    const byName = await ctx.app.names.lookup(idOrName);
+    if (!byName) {
+        throw new HttpError('NOT_FOUND', 'ID not found', { id: idOrName });
+    }
+    const named = await ctx.adapter.getForeignObjectAsync(byName, ctx.callOptions).catch(() => null);
+    return { id: byName, obj: named ?? null };
+}
+
+export function splitIds(raw: string): string[] {
+    return raw
+        .split(',')
+        .map(id => id.trim())
+        .filter(Boolean);
+}

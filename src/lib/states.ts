@@ -1,0 +1,50 @@
+import { HttpError } from '../http-error';
+import type { RequestContext } from '../request-context';
+import { adapterCall } from './adapter-errors';
+import { writeAndWaitForAck } from './ack-waiter';
+import { resolveStateId, type ResolvedState } from './state-id';
+import { toggledValue } from './toggle';
+
+/** One entry of `GET /v1/state/:ids`: the state plus `id`, merged with the object for `withInfo`. */
+export async function readStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Promise<Record<string, unknown>> {
+    const { id, obj } = await resolveStateId(ctx, idOrName);
+    const state = await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id });
+    const entry: Record<string, unknown> = { ...(state ?? {}), id };
+    if (withInfo && obj) {
+        // 4.0.2 lets the object's fields (from, ts, user) win over the state's
+        const { _id, ...rest } = obj as ioBroker.Object & Record<string, unknown>;
+        Object.assign(entry, rest, { id: _id });
+    }
+    return entry;
+}
+
+export interface WriteResult {
+    val: unknown;
+    id: string;
+}
+
+/** Writes a state; with a timeout, answers the acknowledged state instead of the request echo. */
+export async function writeState(
+    ctx: RequestContext,
+    id: string,
+    state: ioBroker.SettableState,
+    timeoutMs: number,
+): Promise<Record<string, unknown>> {
+    if (timeoutMs > 0) {
+        return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs)), id };
+    }
+    await adapterCall(ctx.adapter.setForeignStateAsync(id, state, ctx.callOptions), { id });
+    return { ...state, id };
+}
+
+export async function toggleState(ctx: RequestContext, resolved: ResolvedState, timeoutMs: number): Promise<Record<string, unknown>> {
+    const { id, obj } = resolved;
+    const current = await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id });
+    if (!current) {
+        throw new HttpError('NOT_FOUND', 'State not initiated', { id });
+    }
+    const common = obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
+    const val = toggledValue(current.val, common, id) as ioBroker.StateValue;
+    const result = await writeState(ctx, id, { val, ack: false }, timeoutMs);
+    return timeoutMs > 0 ? result : { val, id };
+}

@@ -1,0 +1,89 @@
+import type { Server } from 'node:http';
+import * as utils from '@iobroker/adapter-core';
+import { createApp } from './app';
+import { normalizeConfig, type Config } from './config';
+import { close, createServer, listen, type Certificates } from './server';
+import { createServices } from './services';
+import { PACKAGE_ROOT } from './static-files';
+
+class RestApi extends utils.Adapter {
+    private server: Server | null = null;
+    private onChange: { state(id: string, s: ioBroker.State | null | undefined): void; object(id: string, o: ioBroker.Object | null | undefined): void } | null = null;
+
+    constructor(options: Partial<utils.AdapterOptions> = {}) {
+        // dirname: the adapter is not installed under node_modules when run from its own folder
+        super({ ...options, name: 'rest-api', dirname: PACKAGE_ROOT });
+        this.on('ready', () => this.start().catch(err => this.fail(err)));
+        this.on('stateChange', (id, state) => this.onChange?.state(id, state));
+        this.on('objectChange', (id, obj) => this.onChange?.object(id, obj));
+        this.on('unload', callback => this.stopServer().finally(() => callback()));
+    }
+
+    private async start(): Promise<void> {
+        const config = normalizeConfig(this.config as Record<string, unknown>);
+        if (config.webInstance) {
+            this.log.info(`Runs as a part of web service ${config.webInstance}; no own server is started`);
+            await this.setForeignStateAsync(`system.adapter.${this.namespace}.alive`, false, true);
+            this.terminate(utils.EXIT_CODES.ADAPTER_REQUESTED_TERMINATION);
+            return;
+        }
+        const { services, routes } = createServices({ adapter: this, config });
+        this.onChange = {
+            state: (id, state) => services.feed.emit('state', id, state),
+            object: (id, obj) => {
+                if (id.startsWith('system.group.') || id.startsWith('system.user.')) {
+                    services.acls.invalidate();
+                }
+                services.feed.emit('object', id, obj);
+            },
+        };
+        await this.subscribeForeignObjectsAsync('system.group.*');
+        await this.subscribeForeignObjectsAsync('system.user.*');
+        const app = createApp(services, routes);
+        this.server = createServer(config, app.handle, await this.certificates(config));
+        try {
+            await listen(this.server, config.port, config.bind);
+        } catch (err) {
+            // a config mistake: say so once and wait for a new config instead of crashing in a loop
+            this.log.error(`Cannot listen on ${config.bind}:${config.port}: ${(err as Error).message}`);
+            this.server = null;
+            return;
+        }
+        await this.setStateAsync('info.connection', true, true);
+        const protocol = config.secure ? 'https' : 'http';
+        const host = config.bind === '0.0.0.0' || !config.bind ? '127.0.0.1' : config.bind;
+        this.log.info(`REST API listening on ${protocol}://${host}:${config.port}/ (auth ${config.auth ? 'on' : 'off'}, standalone)`);
+    }
+
+    private async certificates(config: Config): Promise<Certificates | undefined> {
+        if (!config.secure) {
+            return undefined;
+        }
+        try {
+            const [certs] = await this.getCertificatesAsync(config.certPublic || 'defaultPublic', config.certPrivate || 'defaultPrivate', config.certChained || undefined);
+            return { key: certs.key, cert: certs.cert, ca: certs.ca };
+        } catch (err) {
+            throw new Error(`HTTPS is on but no certificate could be loaded: ${(err as Error).message}`);
+        }
+    }
+
+    private fail(err: unknown): void {
+        this.log.error(`Cannot start: ${(err as Error).message}`);
+        this.terminate(utils.EXIT_CODES.ADAPTER_REQUESTED_TERMINATION);
+    }
+
+    private async stopServer(): Promise<void> {
+        if (this.server) {
+            await close(this.server);
+            this.server = null;
+        }
+        await this.setStateAsync('info.connection', false, true).catch(() => undefined);
+    }
+}
+
+if (require.main !== module) {
+    // compact mode: js-controller creates the instance itself
+    module.exports = (options: Partial<utils.AdapterOptions> | undefined) => new RestApi(options);
+} else {
+    (() => new RestApi())();
+}

@@ -1,0 +1,129 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { HttpError, type ParamProblem } from './http-error';
+
+/** Raw request values: strings from the query (`null` for a bare `?key`), JSON types from a body. */
+export type RawParams = Record<string, unknown>;
+
+const TRUE = new Set(['true', '1', 'on', 'yes']);
+const FALSE = new Set(['false', '0', 'off', 'no']);
+
+function kindsOf(schema: TSchema): Set<string> {
+    const kinds = new Set<string>();
+    const visit = (s: TSchema): void => {
+        if (Array.isArray(s.anyOf)) {
+            s.anyOf.forEach(visit);
+        } else if (typeof s.type === 'string') {
+            kinds.add(s.type === 'integer' ? 'number' : s.type);
+        } else if (Array.isArray(s.type)) {
+            s.type.forEach((t: string) => kinds.add(t === 'integer' ? 'number' : t));
+        } else {
+            kinds.add('any');
+        }
+    };
+    visit(schema);
+    return kinds;
+}
+
+type Coerced = { value: unknown } | { problem: string };
+
+/** Turns query text into the declared type; body values keep their JSON type where it fits. */
+function coerce(name: string, value: unknown, kinds: Set<string>): Coerced {
+    if (value === null) {
+        // a bare `?binary` is a flag; other bare keys count as "not given"
+        return { value: kinds.has('boolean') ? true : kinds.has('null') ? null : undefined };
+    }
+    if (typeof value === 'string') {
+        const text = value.trim();
+        if ((kinds.has('object') || kinds.has('array')) && /^[[{]/.test(text)) {
+            try {
+                return { value: JSON.parse(text) };
+            } catch (err) {
+                return { problem: `Cannot parse ${name}: ${(err as Error).message}` };
+            }
+        }
+        if (kinds.has('string') || kinds.has('any')) {
+            return { value };
+        }
+        if (kinds.has('number') && text !== '' && Number.isFinite(Number(text))) {
+            return { value: Number(text) };
+        }
+        if (kinds.has('boolean') && (TRUE.has(text.toLowerCase()) || FALSE.has(text.toLowerCase()))) {
+            return { value: TRUE.has(text.toLowerCase()) };
+        }
+        return { value };
+    }
+    if ((typeof value === 'number' || typeof value === 'boolean') && kinds.has('string') && !kinds.has(typeof value)) {
+        return { value: String(value) };
+    }
+    return { value };
+}
+
+export interface CompiledParams {
+    schema: TObject;
+    names: string[];
+    kinds: Map<string, Set<string>>;
+    check: TypeCheck<TObject>;
+}
+
+/** Compiled once per command at start, so requests allocate no schema machinery. */
+export function compileParams(schema: TObject): CompiledParams {
+    const names = Object.keys(schema.properties);
+    const kinds = new Map(names.map(n => [n, kindsOf(schema.properties[n])]));
+    return { schema, names, kinds, check: TypeCompiler.Compile(schema) };
+}
+
+function quote(names: string[]): string {
+    return names.map(n => `'${n}'`).join(', ');
+}
+
+export function parseParams(compiled: CompiledParams, raw: RawParams): Record<string, unknown> {
+    const { schema, names, kinds, check } = compiled;
+    const required = new Set(schema.required ?? []);
+    const out: Record<string, unknown> = {};
+    const problems: ParamProblem[] = [];
+    for (const name of names) {
+        const result = coerce(name, raw[name], kinds.get(name)!);
+        if ('problem' in result) {
+            problems.push({ param: name, problem: result.problem });
+            continue;
+        }
+        let value = result.value;
+        if (value === undefined && schema.properties[name].default !== undefined) {
+            value = structuredClone(schema.properties[name].default);
+        }
+        if (value === undefined) {
+            if (required.has(name)) {
+                problems.push({ param: name, problem: 'required' });
+            }
+            continue;
+        }
+        out[name] = value;
+    }
+    if (!problems.length && !check.Check(out)) {
+        for (const error of check.Errors(out)) {
+            const param = error.path.split('/')[1] || '(body)';
+            if (!problems.some(p => p.param === param)) {
+                problems.push({ param, problem: error.message });
+            }
+        }
+    }
+    if (problems.length) {
+        throw paramsError(problems, names);
+    }
+    return out;
+}
+
+export function paramsError(problems: ParamProblem[], expected: string[]): HttpError {
+    const missing = problems.filter(p => p.problem === 'required').map(p => p.param);
+    const parts: string[] = [];
+    if (missing.length) {
+        parts.push(
+            `Argument${missing.length > 1 ? 's' : ''} ${quote(missing)} not found. Following arguments are expected: ${quote(expected)}`,
+        );
+    }
+    for (const p of problems.filter(p => p.problem !== 'required')) {
+        parts.push(p.problem.startsWith('Cannot parse') ? p.problem : `Argument '${p.param}': ${p.problem}`);
+    }
+    return new HttpError('INVALID_PARAMS', parts.join('; '), { details: problems });
+}

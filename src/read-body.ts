@@ -1,0 +1,60 @@
+import type { IncomingMessage } from 'node:http';
+import getRawBody from 'raw-body';
+import { HttpError } from './http-error';
+
+export function hasBody(req: IncomingMessage): boolean {
+    const length = req.headers['content-length'];
+    return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** Reads the whole body under `limit`; beyond it answers 413 without buffering the rest. */
+export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) {
+        throw tooLarge(limit);
+    }
+    try {
+        return await getRawBody(req, { limit, length: Number.isFinite(declared) ? declared : undefined });
+    } catch (err) {
+        const type = (err as { type?: string }).type;
+        if (type === 'entity.too.large') {
+            throw tooLarge(limit);
+        }
+        throw new HttpError('BAD_REQUEST', 'Request body could not be read');
+    }
+}
+
+function tooLarge(limit: number): HttpError {
+    // the connection is closed after the answer so the client stops sending
+    return new HttpError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`, {}, undefined, {
+        Connection: 'close',
+    });
+}
+
+function isJsonType(type: string): boolean {
+    return /^application\/([\w.+-]+\+)?json/i.test(type);
+}
+
+/**
+ * Reads a JSON body. Besides `application/json`, text that looks like JSON is accepted whatever
+ * the content type, because `curl -d '{...}'` sends form-urlencoded by default.
+ * Returns `undefined` for an empty body.
+ */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+    if (!hasBody(req)) {
+        return undefined;
+    }
+    const text = (await readRawBody(req, limit)).toString('utf8');
+    if (!text.trim()) {
+        return undefined;
+    }
+    const type = req.headers['content-type'] ?? '';
+    if (!isJsonType(type) && !/^\s*[[{]/.test(text)) {
+        throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON (Content-Type: application/json)');
+    }
+    try {
+        return JSON.parse(text);
+    } catch (err) {
+        throw new HttpError('BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
+    }
+}

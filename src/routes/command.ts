@@ -1,0 +1,40 @@
+import type { Command } from '../command';
+import { BinaryBody } from '../command';
+import { HttpError } from '../http-error';
+import type { RawParams } from '../parse-params';
+import type { Query } from '../query';
+import type { RequestContext } from '../request-context';
+import { runCommand } from '../run-command';
+import { Reply } from '../send';
+
+function mergeParams(query: Query, body: unknown): RawParams {
+    if (body === undefined) {
+        return query;
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+        throw new HttpError('INVALID_PARAMS', 'The body must be a JSON object of parameters');
+    }
+    // as in 4.0.2 the body wins over the query and keeps its JSON types
+    return { ...query, ...(body as RawParams) };
+}
+
+/** Runs a command for `/v1/command/<name>` and wraps the value in the 4.0.2 envelope. */
+export async function commandReply(cmd: Command, query: Query, body: unknown, ctx: RequestContext): Promise<Reply> {
+    const value = await runCommand(cmd, mergeParams(query, body), ctx);
+    if (value instanceof BinaryBody) {
+        return Reply.bytes(value.data, value.mimeType);
+    }
+    switch (cmd.envelope) {
+        case 'result':
+            return Reply.json({ error: null, result: value });
+        case 'results':
+            return Reply.json({ error: null, results: value });
+        default:
+            return Reply.json(value);
+    }
+}
+
+/** 4.0.2 clients of "results" commands find an empty `results` array next to the error. */
+export function commandErrorExtra(cmd: Command): Record<string, unknown> | undefined {
+    return cmd.envelope === 'results' ? { results: [] } : undefined;
+}

@@ -1,0 +1,25 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { defineRoute, type Route } from '../route';
+import { Reply } from '../send';
+import { DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../static-files';
+
+const docsPage = staticFolder(DOCS_PAGE_DIR);
+const swaggerUi = staticFolder(SWAGGER_UI_DIR);
+
+const docsRoute = (path: string, handler: Route['handler']): Route =>
+    defineRoute({ method: 'GET', path, summary: 'Docs page', tag: 'other', permission: null, public: true, hidden: true, handler });
+
+/** The interactive docs page: Swagger UI from swagger-ui-dist, served locally, and the OpenAPI document. */
+export const docsRoutes: Route[] = [
+    docsRoute('/', async (_req, { app }) => Reply.redirect(`${app.basePath}/api-doc/`)),
+    // asset links are absolute, so the page works with and without the trailing slash and under a prefix
+    docsRoute('/api-doc/', async (_req, { app }) => {
+        const template = await readFile(join(DOCS_PAGE_DIR, 'index.html'), 'utf8');
+        return Reply.bytes(template.replaceAll('{{base}}', `${app.basePath}/api-doc/`), 'text/html; charset=utf-8');
+    }),
+    docsRoute('/api-doc/:file', async ({ params }) => (params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file))),
+    docsRoute('/api-docs/openapi.json', async (_req, { app }) => Reply.json(app.openapi)),
+    // the path of 4.0.2, kept for existing bookmarks and tools
+    docsRoute('/api-docs/swagger.json', async (_req, { app }) => Reply.json(app.openapi)),
+];

@@ -1,0 +1,28 @@
+import { defineRoute } from '../route';
+import { Reply } from '../send';
+import { DOCS_PAGE_DIR, staticFolder } from '../static-files';
+
+const icons = staticFolder(DOCS_PAGE_DIR);
+
+export const nameRoute = defineRoute({
+    method: 'GET',
+    path: '/name',
+    summary: 'The instance namespace, e.g. rest-api.0 (no authentication)',
+    tag: 'other',
+    permission: null,
+    public: true,
+    async handler(_req, { app }) {
+        return Reply.text(app.namespace, 'text/plain; charset=utf-8');
+    },
+});
+
+export const faviconRoute = defineRoute({
+    method: 'GET',
+    path: '/favicon.ico',
+    summary: 'Icon',
+    tag: 'other',
+    permission: null,
+    public: true,
+    hidden: true,
+    handler: () => icons('favicon.ico'),
+});

@@ -1,0 +1,130 @@
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../http-error';
+import { adapterCall } from '../lib/adapter-errors';
+import { mergeObject } from '../lib/object-merge';
+import type { RequestContext } from '../request-context';
+import { defineRoute, type RouteRequest } from '../route';
+
+const READ = { type: 'object', operation: 'read' } as const;
+const WRITE = { type: 'object', operation: 'write' } as const;
+
+const objectBody = Type.Object(
+    { type: Type.String(), common: Type.Object({}), native: Type.Optional(Type.Object({})) },
+    { description: 'An ioBroker object', additionalProperties: true },
+);
+
+function objectFromBody(req: RouteRequest, requireShape: boolean): ioBroker.SettableObject {
+    const { body } = req;
+    const id = req.params.objectId;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+        throw new HttpError('INVALID_PARAMS', 'Body must be a JSON object', { id });
+    }
+    const obj = body as Record<string, unknown>;
+    if (requireShape && (typeof obj.type !== 'string' || !obj.common || typeof obj.common !== 'object')) {
+        throw new HttpError('INVALID_PARAMS', 'An object needs a "type" string and a "common" object', { id });
+    }
+    return obj as unknown as ioBroker.SettableObject;
+}
+
+async function readObject(ctx: RequestContext, id: string): Promise<ioBroker.Object | null | undefined> {
+    return adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), { objectId: id });
+}
+
+async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.SettableObject): Promise<void> {
+    await adapterCall(ctx.adapter.setForeignObjectAsync(id, obj, ctx.callOptions), { objectId: id });
+}
+
+export const getObjectRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/object/:objectId',
+    summary: 'Read one object',
+    tag: 'object',
+    permission: READ,
+    async handler({ params }, ctx) {
+        const obj = await readObject(ctx, params.objectId);
+        if (!obj) {
+            throw new HttpError('NOT_FOUND', 'object not found', { objectId: params.objectId });
+        }
+        return obj;
+    },
+});
+
+export const createObjectRoute = defineRoute({
+    method: 'POST',
+    path: '/v1/object/:objectId',
+    summary: 'Create an object; 409 if it exists',
+    tag: 'object',
+    permission: WRITE,
+    body: 'json',
+    requestBody: objectBody,
+    async handler(req, ctx) {
+        const id = req.params.objectId;
+        const obj = objectFromBody(req, true);
+        if (await readObject(ctx, id)) {
+            throw new HttpError('CONFLICT', 'Object already exists', { id });
+        }
+        await writeObject(ctx, id, obj);
+        return obj;
+    },
+});
+
+export const updateObjectRoute = defineRoute({
+    method: 'PUT',
+    path: '/v1/object/:objectId',
+    summary: 'Merge into an object (null deletes a key), or create it when absent',
+    tag: 'object',
+    permission: WRITE,
+    body: 'json',
+    requestBody: Type.Object({}, { additionalProperties: true }),
+    async handler(req, ctx) {
+        const id = req.params.objectId;
+        const existing = await readObject(ctx, id);
+        if (!existing) {
+            const obj = objectFromBody(req, true);
+            await writeObject(ctx, id, obj);
+            return obj;
+        }
+        const merged = mergeObject(existing as unknown as Record<string, unknown>, objectFromBody(req, false) as never);
+        await writeObject(ctx, id, merged as unknown as ioBroker.SettableObject);
+        return merged;
+    },
+});
+
+export const deleteObjectRoute = defineRoute({
+    method: 'DELETE',
+    path: '/v1/object/:objectId',
+    summary: 'Delete one object',
+    tag: 'object',
+    permission: WRITE,
+    async handler({ params }, ctx) {
+        const id = params.objectId;
+        if (!(await readObject(ctx, id))) {
+            throw new HttpError('NOT_FOUND', 'object not found', { objectId: id });
+        }
+        await adapterCall(ctx.adapter.delForeignObjectAsync(id, ctx.callOptions), { objectId: id });
+        return {};
+    },
+});
+
+export const listObjectsRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/objects',
+    summary: 'All objects matching a pattern, each with its enums; without type only state objects',
+    tag: 'object',
+    permission: READ,
+    query: Type.Object({
+        filter: Type.Optional(Type.String({ description: 'Pattern, default *' })),
+        type: Type.Optional(Type.String({ description: 'Object type, e.g. state, channel, device' })),
+    }),
+    async handler({ query }, ctx) {
+        const filter = query.filter || '*';
+        const objects = await adapterCall(
+            query.type
+                ? ctx.adapter.getForeignObjectsAsync(filter, query.type as ioBroker.ObjectType, ctx.callOptions)
+                : ctx.adapter.getForeignObjectsAsync(filter, ctx.callOptions),
+            { filter },
+        );
+        // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2
+        return objects ?? {};
+    },
+});

@@ -1,0 +1,146 @@
+import { Type } from '@sinclair/typebox';
+import { isAllowed } from '../acl';
+import { HttpError } from '../http-error';
+import { waitTimeout } from '../lib/ack-waiter';
+import { adapterCall } from '../lib/adapter-errors';
+import { convertBodyValue, convertText } from '../lib/state-value';
+import { resolveStateId, splitIds } from '../lib/state-id';
+import { readStateEntry, toggleState, writeState } from '../lib/states';
+import type { RequestContext } from '../request-context';
+import { defineRoute } from '../route';
+import { Reply } from '../send';
+
+const READ = { type: 'state', operation: 'read' } as const;
+const WRITE = { type: 'state', operation: 'write' } as const;
+
+function assertWrite(ctx: RequestContext): void {
+    if (!isAllowed(ctx.acl, WRITE)) {
+        throw new HttpError('FORBIDDEN', 'permissionError');
+    }
+}
+
+function commonOf(obj: ioBroker.Object | null): Partial<ioBroker.StateCommon> | undefined {
+    return obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
+}
+
+const timeoutParam = Type.Optional(
+    Type.Integer({ description: 'Wait up to this many ms (max 60000) for the acknowledged value; 501 on timeout' }),
+);
+
+export const readState = defineRoute({
+    method: 'GET',
+    path: '/v1/state/:stateId',
+    summary: 'Read one or more states (comma-separated ids or names); with ?value= write, with ?toggle toggle',
+    tag: 'state',
+    permission: READ,
+    query: Type.Object({
+        withInfo: Type.Optional(Type.Boolean({ description: 'Merge the object into each answer' })),
+        value: Type.Optional(Type.String({ description: 'Write this value (converted by the state type) to the first id' })),
+        ack: Type.Optional(Type.Boolean({ description: 'With value: write as acknowledged' })),
+        toggle: Type.Optional(Type.String({ description: 'Present: toggle the first id' })),
+        timeout: timeoutParam,
+    }),
+    async handler({ params, query }, ctx) {
+        const ids = splitIds(params.stateId);
+        if (!ids.length) {
+            throw new HttpError('NOT_FOUND', 'ID not found', { id: params.stateId });
+        }
+        const timeoutMs = waitTimeout(query.timeout);
+        if ('value' in query) {
+            assertWrite(ctx);
+            const resolved = await resolveStateId(ctx, ids[0]);
+            const val = convertText(query.value ?? '', commonOf(resolved.obj)?.type, resolved.id) as ioBroker.StateValue;
+            const result = await writeState(ctx, resolved.id, { val, ack: query.ack === 'true' }, timeoutMs);
+            return timeoutMs > 0 ? result : { val, id: resolved.id };
+        }
+        if ('toggle' in query) {
+            assertWrite(ctx);
+            return toggleState(ctx, await resolveStateId(ctx, ids[0]), timeoutMs);
+        }
+        const withInfo = query.withInfo === 'true';
+        if (ids.length === 1) {
+            return readStateEntry(ctx, ids[0], withInfo);
+        }
+        return Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)));
+    },
+});
+
+export const updateState = defineRoute({
+    method: 'PATCH',
+    path: '/v1/state/:stateId',
+    summary: 'Write a state from a JSON body {val, ack, ...}',
+    tag: 'state',
+    permission: WRITE,
+    body: 'json',
+    query: Type.Object({ timeout: timeoutParam }),
+    requestBody: Type.Object({
+        val: Type.Optional(Type.Unknown()),
+        ack: Type.Optional(Type.Boolean()),
+        ts: Type.Optional(Type.Number()),
+        q: Type.Optional(Type.Number()),
+        expire: Type.Optional(Type.Number()),
+        c: Type.Optional(Type.String()),
+        from: Type.Optional(Type.String()),
+    }),
+    async handler({ params, query, body }, ctx) {
+        if (!body || typeof body !== 'object' || Array.isArray(body)) {
+            throw new HttpError('INVALID_PARAMS', 'Body must be a JSON state object, e.g. {"val":1,"ack":false}', {
+                id: params.stateId,
+            });
+        }
+        const { id, obj } = await resolveStateId(ctx, splitIds(params.stateId)[0] ?? params.stateId);
+        const state = { ...(body as ioBroker.SettableState) };
+        if ('val' in state) {
+            state.val = convertBodyValue(state.val, commonOf(obj)?.type, id) as ioBroker.StateValue;
+        }
+        return writeState(ctx, id, state, waitTimeout(query.timeout));
+    },
+});
+
+export const toggleStateRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/state/:stateId/toggle',
+    summary: 'Toggle a boolean, a number with min/max, or an on/off string',
+    tag: 'state',
+    permission: WRITE,
+    query: Type.Object({ timeout: timeoutParam }),
+    async handler({ params, query }, ctx) {
+        const id = splitIds(params.stateId)[0] ?? params.stateId;
+        return toggleState(ctx, await resolveStateId(ctx, id), waitTimeout(query.timeout));
+    },
+});
+
+export const plainState = defineRoute({
+    method: 'GET',
+    path: '/v1/state/:stateId/plain',
+    summary: 'Read only the value, as JSON text (or as plain text with extraPlain=true)',
+    tag: 'state',
+    permission: READ,
+    query: Type.Object({
+        extraPlain: Type.Optional(Type.Boolean({ description: 'String(val) instead of JSON.stringify(val)' })),
+    }),
+    async handler({ params, query }, ctx) {
+        const { id } = await resolveStateId(ctx, splitIds(params.stateId)[0] ?? params.stateId);
+        const state = await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id });
+        if (!state) {
+            throw new HttpError('NOT_FOUND', 'State not found', { id });
+        }
+        const text = query.extraPlain === 'true' ? String(state.val) : JSON.stringify(state.val) ?? 'null';
+        // 4.0.2 clients got text/html; text/plain is what its docs promised and what is safe
+        return Reply.text(text, 'text/plain; charset=utf-8');
+    },
+});
+
+export const listStates = defineRoute({
+    method: 'GET',
+    path: '/v1/states',
+    summary: 'All states matching a pattern, as a dictionary id → state',
+    tag: 'state',
+    permission: { type: 'state', operation: 'list' },
+    query: Type.Object({ filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })) }),
+    async handler({ query }, ctx) {
+        const filter = query.filter || '*';
+        const states = await adapterCall(ctx.adapter.getForeignStatesAsync(filter, ctx.callOptions), { filter });
+        return states ?? {};
+    },
+});

@@ -1,0 +1,37 @@
+import { isAllowed } from './acl';
+import type { Command } from './command';
+import { HttpError } from './http-error';
+import { fromAdapterError } from './lib/adapter-errors';
+import { compileParams, parseParams, type CompiledParams, type RawParams } from './parse-params';
+import type { RequestContext } from './request-context';
+
+const compiled = new WeakMap<Command, CompiledParams>();
+
+function compiledFor(cmd: Command): CompiledParams {
+    let params = compiled.get(cmd);
+    if (!params) {
+        params = compileParams(cmd.params);
+        compiled.set(cmd, params);
+    }
+    return params;
+}
+
+/** The whole command pipeline: permission, then parameters, then the handler. */
+export async function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext): Promise<unknown> {
+    if (!isAllowed(ctx.acl, cmd.permission)) {
+        throw new HttpError('FORBIDDEN', 'permissionError');
+    }
+    const params = parseParams(compiledFor(cmd), raw);
+    try {
+        return await cmd.handler(params as never, ctx);
+    } catch (err) {
+        throw fromAdapterError(err);
+    }
+}
+
+/** Compiles every schema at start, so no request pays for it. */
+export function precompile(commands: Iterable<Command>): void {
+    for (const cmd of commands) {
+        compiledFor(cmd);
+    }
+}

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AclCache } from './acl';
+import type { AppServices } from './app-services';
+import type { Command } from './command';
+import type { Config } from './config';
+import { ChangeFeed } from './lib/change-feed';
+import { NameIndex } from './lib/name-index';
+import { loadCommands } from './load-commands';
+import { buildOpenApi } from './openapi';
+import type { Route } from './route';
+import { restRoutes } from './routes';
+import { precompile } from './run-command';
+import { PACKAGE_ROOT } from './static-files';
+
+export const PACKAGE_VERSION: string = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
+
+/** The commands this instance serves, after `noCommands` and `noAdminCommands`. */
+export function servedCommands(all: ReadonlyMap<string, Command>, config: Config): ReadonlyMap<string, Command> {
+    if (config.noCommands) {
+        return new Map();
+    }
+    return new Map([...all].filter(([, cmd]) => !(config.noAdminCommands && cmd.adminOnly)));
+}
+
+export interface ServiceOptions {
+    adapter: ioBroker.Adapter;
+    config: Config;
+    basePath?: string;
+    /** Loaded once per process; defaults to the commands folder. */
+    commands?: ReadonlyMap<string, Command>;
+}
+
+/** Wires the request-independent parts together. Throws when a command file is malformed. */
+export function createServices({ adapter, config, basePath = '', commands }: ServiceOptions): { services: AppServices; routes: Route[] } {
+    const served = servedCommands(commands ?? loadCommands(), config);
+    precompile(served.values());
+    const routes = restRoutes(config);
+    const services: AppServices = {
+        adapter,
+        config,
+        namespace: adapter.namespace,
+        adapterName: 'rest-api',
+        version: PACKAGE_VERSION,
+        acls: new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never),
+        feed: new ChangeFeed(adapter),
+        names: new NameIndex(async () => {
+            const view = await adapter.getObjectViewAsync('system', 'state', {});
+            return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));
+        }),
+        commands: served,
+        basePath,
+        openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth }),
+    };
+    return { services, routes };
+}
