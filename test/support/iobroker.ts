@@ -1,0 +1,177 @@
+/*
+ * The real-storage fixture: js-controller's jsonl DB servers in this test process on random
+ * loopback ports, a data dir of its own, and the adapter spawned as `build/src/main.js`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INSTANCE_ID, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
+import { freePort } from './ports';
+import { copySeed, ensureSeed } from './seed';
+
+export interface HttpAnswer {
+    status: number;
+    headers: Record<string, string>;
+    text: string;
+    /** The body parsed as JSON, or undefined when it is not JSON. */
+    json: any;
+}
+
+export interface RequestOptions {
+    method?: string;
+    body?: unknown;
+    /** Sent as is (a string or bytes) instead of JSON. */
+    raw?: string | Buffer;
+    headers?: Record<string, string>;
+}
+
+export interface IobFixture {
+    baseUrl: string;
+    port: number;
+    storage: Storage;
+    logs: () => string;
+    request(path: string, options?: RequestOptions): Promise<HttpAnswer>;
+    /** A user in its own group with the given group ACL, e.g. `{ state: { read: true } }`. */
+    createUser(name: string, acl: Record<string, Record<string, boolean>>, password?: string): Promise<string>;
+    createState(id: string, common: Partial<ioBroker.StateCommon>, val?: ioBroker.StateValue): Promise<void>;
+    /** Changes the instance config and restarts the adapter with it. */
+    restart(native?: Record<string, unknown>): Promise<void>;
+    stop(): Promise<void>;
+}
+
+export interface FixtureOptions {
+    native?: Record<string, unknown>;
+}
+
+function toAnswer(res: Response, text: string): HttpAnswer {
+    let json: unknown;
+    try {
+        json = JSON.parse(text);
+    } catch {
+        json = undefined;
+    }
+    return { status: res.status, headers: Object.fromEntries(res.headers.entries()), text, json };
+}
+
+async function waitForHttp(url: string, child: ChildProcess, logs: () => string, timeoutMs = 20_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (Date.now() < end) {
+        if (child.exitCode !== null) {
+            throw new Error(`adapter exited with ${child.exitCode}:\n${logs()}`);
+        }
+        try {
+            const res = await fetch(url);
+            await res.arrayBuffer();
+            return;
+        } catch {
+            await new Promise(r => setTimeout(r, 50));
+        }
+    }
+    throw new Error(`adapter did not answer within ${timeoutMs} ms:\n${logs()}`);
+}
+
+/** js-controller's own password hash, as `iobroker passwd` stores it. */
+function hashPassword(plain: string): Promise<string> {
+    const { password } = require('@iobroker/js-controller-common-db'); // eslint-disable-line @typescript-eslint/no-require-imports
+    return new Promise((resolve, reject) => password(plain).hash(null, null, (err: Error | null, hash: string) => (err ? reject(err) : resolve(hash))));
+}
+
+export async function startIobroker(options: FixtureOptions = {}): Promise<IobFixture> {
+    await ensureSeed();
+    const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-test-'));
+    copySeed(dataDir);
+    const storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
+    const port = await freePort();
+    await writeInstance(storage, { bind: '127.0.0.1', port, ...options.native });
+    let output = '';
+    let child: ChildProcess | null = null;
+    const baseUrl = `http://127.0.0.1:${port}`;
+
+    const startAdapter = async (): Promise<void> => {
+        const proc = spawn(process.execPath, [join(PROJECT_ROOT, 'build', 'src', 'main.js'), '--console'], {
+            cwd: PROJECT_ROOT,
+            env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        proc.stdout!.on('data', d => (output += d));
+        proc.stderr!.on('data', d => (output += d));
+        child = proc;
+        await waitForHttp(`${baseUrl}/name`, proc, () => output);
+    };
+
+    const stopAdapter = (): Promise<void> =>
+        new Promise(resolve => {
+            const proc = child;
+            if (!proc || proc.exitCode !== null) {
+                return resolve();
+            }
+            const kill = setTimeout(() => proc.kill('SIGKILL'), 5000);
+            proc.once('exit', () => {
+                clearTimeout(kill);
+                resolve();
+            });
+            proc.kill('SIGTERM');
+        });
+
+    await startAdapter();
+
+    const fixture: IobFixture = {
+        baseUrl,
+        port,
+        storage,
+        logs: () => output,
+        async request(path, { method = 'GET', body, raw, headers = {} } = {}) {
+            const init: RequestInit = { method, headers: { ...headers } };
+            if (raw !== undefined) {
+                init.body = raw;
+            } else if (body !== undefined) {
+                init.body = JSON.stringify(body);
+                (init.headers as Record<string, string>)['Content-Type'] ??= 'application/json';
+            }
+            const res = await fetch(baseUrl + path, init);
+            return toAnswer(res, await res.text());
+        },
+        async createUser(name, acl, password = 'secret') {
+            const userId = `system.user.${name}`;
+            await storage.objects.setObjectAsync(userId, {
+                _id: userId,
+                type: 'user',
+                common: { name, enabled: true, password: await hashPassword(password) },
+                native: {},
+            });
+            const emptyAcl = { object: {}, state: {}, file: {}, users: {}, other: {} };
+            await storage.objects.setObjectAsync(`system.group.${name}_group`, {
+                _id: `system.group.${name}_group`,
+                type: 'group',
+                common: { name: `${name} group`, members: [userId], acl: { ...emptyAcl, ...acl } },
+                native: {},
+            });
+            return userId;
+        },
+        async createState(id, common, val) {
+            await storage.objects.setObjectAsync(id, {
+                _id: id,
+                type: 'state',
+                common: { name: id.split('.').pop(), role: 'state', read: true, write: true, type: 'mixed', ...common },
+                native: {},
+            });
+            if (val !== undefined) {
+                await storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0', ts: Date.now(), lc: Date.now(), q: 0 });
+            }
+        },
+        async restart(native = {}) {
+            await stopAdapter();
+            const instance = await storage.objects.getObjectAsync(INSTANCE_ID);
+            instance.native = { ...instance.native, ...native };
+            await storage.objects.setObjectAsync(INSTANCE_ID, instance);
+            await startAdapter();
+        },
+        async stop() {
+            await stopAdapter();
+            await storage.close();
+            rmSync(dataDir, { recursive: true, force: true });
+        },
+    };
+    return fixture;
+}
