@@ -20,6 +20,7 @@ const CLIENT_MISTAKES = [
     /is invalid/i,
     /needs to be an object/,
     /Invalid characters/,
+    /^not deletable$/,
 ];
 
 export function fromAdapterError(err: unknown, context: Record<string, unknown> = {}): HttpError {
