@@ -56,7 +56,8 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         const q = url.indexOf('?');
         const path = q === -1 ? url : url.slice(0, q);
         const query = parseQuery(q === -1 ? '' : url.slice(q + 1));
-        const match = router.find(req.method as 'GET', path);
+        // HEAD is answered like GET; send() leaves the body out
+        const match = router.find((req.method === 'HEAD' ? 'GET' : req.method) as 'GET', path);
         if (!match) {
             return send(req, res, await unmatched(req, path, query));
         }

@@ -1,0 +1,47 @@
+import t from 'tap';
+import { normalizeConfig } from '../../src/config';
+import { loadCommands } from '../../src/load-commands';
+import { buildOpenApi } from '../../src/openapi';
+import { restRoutes } from '../../src/routes';
+import { buildRouter, type Target } from '../../src/router';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Validator } = require('@seriousme/openapi-schema-validator');
+
+const commands = loadCommands();
+const routes = restRoutes(normalizeConfig({}));
+
+t.test('the document is valid OpenAPI 3.1 and lists every command with GET and POST', async t => {
+    const doc = buildOpenApi({ routes, commands: commands.values(), version: '5.0.0', basePath: '', auth: true });
+    const result = await new Validator().validate(doc);
+    t.same(result.errors, undefined, 'no validation errors');
+    t.equal(result.valid, true);
+    t.equal(doc.openapi, '3.1.0');
+    const paths = doc.paths as Record<string, Record<string, { parameters?: Array<{ name: string }> }>>;
+    for (const name of commands.keys()) {
+        t.ok(paths[`/v1/command/${name}`]?.get, `${name} GET`);
+        t.ok(paths[`/v1/command/${name}`]?.post, `${name} POST`);
+    }
+    t.same(paths['/v1/command/getState'].get.parameters!.map(p => p.name), ['id']);
+    t.ok(paths['/v1/state/{stateId}'].get && paths['/v1/state/{stateId}'].patch);
+    t.notOk(paths['/api-doc/'], 'docs assets are not API');
+});
+
+t.test('the prefix of the web-extension mode goes into servers', async t => {
+    const doc = buildOpenApi({ routes, commands: [], version: '5.0.0', basePath: '/rest-api', auth: false });
+    t.same(doc.servers, [{ url: '/rest-api' }]);
+    t.notOk(doc.security);
+});
+
+t.test('the route table: commands are static routes whose store is the definition', async t => {
+    const router = buildRouter(routes, commands.values(), '');
+    const found = router.find('POST', '/v1/command/getState');
+    t.equal((found?.store as Target).command, commands.get('getState'));
+    t.equal(router.find('GET', '/v1/command/constructor'), null);
+    t.equal((router.find('GET', '/v1/state/a.b.c/plain')?.params as Record<string, string>).stateId, 'a.b.c');
+    t.equal((router.find('GET', '/V1/STATE/Mixed.Case')?.params as Record<string, string>).stateId, 'Mixed.Case', 'paths match case-insensitively, ids keep their case');
+    t.matchSnapshot(
+        routes.map(r => `${r.method} ${r.path}`),
+        'REST routes',
+    );
+});
