@@ -17,7 +17,6 @@ export function buildRouter(routes: readonly Route[], commands: Iterable<Command
         ignoreDuplicateSlashes: true,
         // ioBroker ids can be long
         maxParamLength: 1000,
-        exposeHeadRoutes: false,
     });
     for (const route of routes) {
         router.on(route.method, basePath + route.path, noop, { route } satisfies Target);
