@@ -9,6 +9,7 @@ import { join } from 'node:path';
 const createAdapter: () => unknown = require(join(__dirname, '..', 'src', 'main.js'));
 
 process.once('message', () => {
+    // the channel stays open (closing it inside its own message handler crashes Node 20) but holds nothing up
+    process.channel?.unref();
     createAdapter();
-    process.disconnect?.();
 });
