@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { stopProcess } from './stop-process';
 import { INSTANCE_ID, needsSeed, PROJECT_ROOT, runCli, seedBasicsReady, startStorage, writeInstance, type Storage } from './embedded-storage';
 
 const WARM_ADAPTER = join(__dirname, 'warm-adapter.js');
@@ -53,19 +54,6 @@ async function main(): Promise<void> {
         });
     };
 
-    const stopAdapter = (proc: ChildProcess | null): Promise<void> =>
-        new Promise(done => {
-            if (!proc || proc.exitCode !== null || proc.signalCode !== null) {
-                return done();
-            }
-            const kill = setTimeout(() => proc.kill('SIGKILL'), 5000);
-            proc.once('exit', () => {
-                clearTimeout(kill);
-                done();
-            });
-            proc.kill('SIGTERM');
-        });
-
     const onObjectChange = (id: string, obj: ioBroker.Object | null): void => {
         if (id !== INSTANCE_ID || !obj || stopping) {
             return;
@@ -81,7 +69,7 @@ async function main(): Promise<void> {
         if (old) {
             old.replaced = true;
         }
-        void stopAdapter(old).then(() => !stopping && spawnAdapter());
+        void stopProcess(old).then(() => !stopping && spawnAdapter());
     };
 
     const storage: Storage = await startStorage({
@@ -108,7 +96,7 @@ async function main(): Promise<void> {
         }
         stopping = true;
         clearTimeout(restartTimer);
-        await stopAdapter(child);
+        await stopProcess(child);
         await storage.close();
         process.exit(0);
     };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
+import { stopProcess } from '../scripts/stop-process';
 import { freePort } from './support/ports';
 import { copySeed, ensureSeed } from './support/seed';
 
@@ -49,17 +50,7 @@ async function waitFor200(url: string, launcher: Launcher, timeoutMs = 30_000): 
 }
 
 function stop(launcher: Launcher, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
-    return new Promise(resolve => {
-        if (launcher.proc.exitCode !== null) {
-            return resolve(launcher.proc.exitCode);
-        }
-        const kill = setTimeout(() => launcher.proc.kill('SIGKILL'), 15_000);
-        launcher.proc.once('exit', code => {
-            clearTimeout(kill);
-            resolve(code);
-        });
-        launcher.proc.kill(signal);
-    });
+    return stopProcess(launcher.proc, signal, 15_000);
 }
 
 async function refused(url: string): Promise<boolean> {

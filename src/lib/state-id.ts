@@ -20,7 +20,7 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
     if (obj) {
         return { id: obj._id || idOrName, obj };
     }
-    if (!ctx.acl.object.list && ctx.acl.user !== 'system.user.admin') {
+    if (!ctx.acl.object.list) {
         return { id: idOrName, obj: null };
     }
     const byName = await ctx.app.names.lookup(idOrName);

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INSTANCE_ID, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
+import { stopProcess } from '../../scripts/stop-process';
 import { freePort } from './ports';
 import { copySeed, ensureSeed } from './seed';
 
@@ -100,19 +101,9 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
         await waitForHttp(`${baseUrl}/name`, proc, () => output);
     };
 
-    const stopAdapter = (): Promise<void> =>
-        new Promise(resolve => {
-            const proc = child;
-            if (!proc || proc.exitCode !== null) {
-                return resolve();
-            }
-            const kill = setTimeout(() => proc.kill('SIGKILL'), 5000);
-            proc.once('exit', () => {
-                clearTimeout(kill);
-                resolve();
-            });
-            proc.kill('SIGTERM');
-        });
+    const stopAdapter = async (): Promise<void> => {
+        await stopProcess(child);
+    };
 
     await startAdapter();
 

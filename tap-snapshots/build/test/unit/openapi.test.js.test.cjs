@@ -1,0 +1,28 @@
+/* IMPORTANT
+ * This snapshot file is auto-generated, but designed for humans.
+ * It should be checked into source control and tracked carefully.
+ * Re-generate by setting TAP_SNAPSHOT=1 and running tests.
+ * Make sure to inspect the output below.  Do not ignore changes!
+ */
+'use strict'
+exports[`build/test/unit/openapi.test.js > TAP > the route table: commands are static routes whose store is the definition > REST routes 1`] = `
+Array [
+  "GET /",
+  "GET /api-doc/",
+  "GET /api-doc/:file",
+  "GET /api-docs/openapi.json",
+  "GET /api-docs/swagger.json",
+  "GET /name",
+  "GET /favicon.ico",
+  "GET /v1/state/:stateId",
+  "PATCH /v1/state/:stateId",
+  "GET /v1/state/:stateId/toggle",
+  "GET /v1/state/:stateId/plain",
+  "GET /v1/states",
+  "GET /v1/object/:objectId",
+  "POST /v1/object/:objectId",
+  "PUT /v1/object/:objectId",
+  "DELETE /v1/object/:objectId",
+  "GET /v1/objects",
+]
+`
