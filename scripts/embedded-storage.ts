@@ -117,6 +117,10 @@ export async function startStorage(options: StartOptions): Promise<Storage> {
             // servers flush their jsonl files on destroy, so written values survive a restart
             for (const server of servers.reverse()) {
                 await server.destroy().catch(() => undefined);
+                // js-controller 7.2.3 leaves its day-long session-expiry timers running after destroy
+                for (const expiry of Object.values<{ timeout?: NodeJS.Timeout }>(server.statesServer?.sessionExpires ?? {})) {
+                    clearTimeout(expiry.timeout);
+                }
             }
         },
     };
@@ -124,6 +128,14 @@ export async function startStorage(options: StartOptions): Promise<Storage> {
 
 export async function needsSeed(storage: Storage): Promise<boolean> {
     return !(await storage.objects.getObjectAsync('system.config'));
+}
+
+/** Another client of the states DB, e.g. to play an adapter instance that answers messages. */
+export function connectStatesClient(storage: Storage, change: (id: string, value: unknown) => void): Promise<any> {
+    return waitConnected(
+        connected => new StatesClient({ connection: storage.config.states, logger: logger(false), hostname: 'embedded-peer', connected, change }),
+        'states client',
+    );
 }
 
 /** Runs js-controller's `setup first` against the running DBs when the data dir is new. */

@@ -53,6 +53,11 @@ export function aclFromGroups(user: string, groups: GroupObject[]): Acl {
     return acl;
 }
 
+/** Admin or a member of the administrator group: may see system secrets. */
+export function isAdministrator(acl: Acl): boolean {
+    return acl.user === ADMIN_USER || acl.groups.includes(ADMIN_GROUP);
+}
+
 export function isAllowed(acl: Acl, permission: Permission | null): boolean {
     return !permission || acl.user === ADMIN_USER || !!acl[permission.type]?.[permission.operation];
 }

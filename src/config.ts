@@ -19,6 +19,8 @@ export interface Config {
     noAdminCommands: boolean;
     /** Largest accepted request body in bytes. */
     bodyLimit: number;
+    /** Let httpGet and URL hooks reach loopback and link-local addresses. */
+    allowLocalTargets: boolean;
 }
 
 const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -62,5 +64,6 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
         noCommands: bool(native.noCommands),
         noAdminCommands: bool(native.noAdminCommands),
         bodyLimit: Math.max(1024, int(native.bodyLimit, DEFAULT_BODY_LIMIT)),
+        allowLocalTargets: bool(native.allowLocalTargets),
     };
 }

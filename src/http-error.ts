@@ -14,6 +14,7 @@ export const CODE_STATUS = {
     TOO_MANY_REQUESTS: 429,
     INTERNAL: 500,
     NOT_IMPLEMENTED: 501,
+    BAD_GATEWAY: 502,
     UNAVAILABLE: 503,
     TIMEOUT: 504,
 } as const;

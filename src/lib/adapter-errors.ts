@@ -21,6 +21,7 @@ const CLIENT_MISTAKES = [
     /needs to be an object/,
     /Invalid characters/,
     /^not deletable$/,
+    /belongs to no group/,
 ];
 
 export function fromAdapterError(err: unknown, context: Record<string, unknown> = {}): HttpError {

@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { HttpError } from '../src/http-error';
+import { assertValidName, userId } from '../src/lib/users';
+
+export default defineCommand({
+    name: 'addUser',
+    summary: 'Create a user with a password (in no group yet)',
+    description: 'With authentication on, send user and pass in a JSON body: in the query they are login credentials.',
+    params: Type.Object({
+        user: Type.String({ minLength: 1, description: 'User name' }),
+        pass: Type.String({ description: 'Password' }),
+    }),
+    permission: { type: 'users', operation: 'create' },
+    effect: 'write',
+    envelope: 'results',
+    adminOnly: true,
+    async handler({ user, pass }, { adapter, callOptions }) {
+        assertValidName(user, 'user');
+        const id = userId(user);
+        if (await adapter.getForeignObjectAsync(id, callOptions)) {
+            throw new HttpError('CONFLICT', 'User yet exists', { id });
+        }
+        await adapter.setForeignObjectAsync(id, { type: 'user', common: { name: user, enabled: true, password: '' }, native: {} } as ioBroker.SettableObject, callOptions);
+        await adapter.setPasswordAsync(id, pass, callOptions);
+        return [];
+    },
+});

@@ -1,0 +1,29 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { HttpError } from '../src/http-error';
+import { metaIdParam, refuseUnsafeNames } from '../src/lib/files';
+
+export default defineCommand({
+    name: 'chownFile',
+    summary: 'Change owner and owner group of a file, a folder or a pattern; answers the changed files',
+    params: Type.Object({
+        adapter: metaIdParam,
+        fileName: Type.String({ description: 'File, folder or pattern inside the meta object, e.g. main/*' }),
+        options: Type.Optional(
+            Type.Object({ owner: Type.Optional(Type.String()), ownerGroup: Type.Optional(Type.String()) }, {
+                description: 'JSON, e.g. {"owner":"system.user.admin","ownerGroup":"system.group.administrator"}; owner defaults to the caller',
+            }),
+        ),
+    }),
+    permission: { type: 'file', operation: 'write' },
+    effect: 'write',
+    envelope: 'result',
+    async handler({ adapter, fileName, options }, ctx) {
+        if (!options) {
+            throw new HttpError('INVALID_PARAMS', 'no options');
+        }
+        refuseUnsafeNames({ fileName });
+        // only owner and group are taken from the client: other keys would override the caller's ACL
+        return ctx.adapter.chownFileAsync(adapter, fileName, { ...ctx.callOptions, owner: options.owner, ownerGroup: options.ownerGroup });
+    },
+});

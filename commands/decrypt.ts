@@ -1,0 +1,16 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { systemSecret } from '../src/lib/system-secret';
+
+export default defineCommand({
+    name: 'decrypt',
+    summary: 'Decrypt a text that was encrypted with the system secret',
+    params: Type.Object({ encryptedText: Type.String({ description: 'Encrypted text' }) }),
+    permission: { type: 'users', operation: 'write' },
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    async handler({ encryptedText }, ctx) {
+        return ctx.adapter.decrypt(await systemSecret(ctx), encryptedText);
+    },
+});

@@ -1,0 +1,23 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { HttpError } from '../src/http-error';
+import { existing, groupId } from '../src/lib/users';
+
+export default defineCommand({
+    name: 'delGroup',
+    summary: 'Delete a user group',
+    params: Type.Object({ group: Type.String({ minLength: 1, description: 'Group name or system.group.<name>' }) }),
+    permission: { type: 'users', operation: 'delete' },
+    effect: 'write',
+    envelope: 'results',
+    adminOnly: true,
+    async handler({ group }, ctx) {
+        const id = groupId(group);
+        const obj = await existing(ctx, id, 'Group');
+        if (obj.common?.dontDelete) {
+            throw new HttpError('INVALID_PARAMS', 'Cannot delete group, while is system group', { id });
+        }
+        await ctx.adapter.delForeignObjectAsync(id, ctx.callOptions);
+        return [];
+    },
+});

@@ -1,0 +1,19 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'delObjects',
+    summary: 'Delete an object and everything below it (objects marked dontDelete stay)',
+    params: Type.Object({
+        id: Type.String({ minLength: 1, description: 'Object id' }),
+        options: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Ignored; always recursive' })),
+    }),
+    permission: { type: 'object', operation: 'delete' },
+    effect: 'write',
+    envelope: 'results',
+    adminOnly: true,
+    async handler({ id }, { adapter, callOptions }) {
+        await adapter.delForeignObjectAsync(id, { ...callOptions, recursive: true });
+        return [];
+    },
+});

@@ -1,0 +1,16 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'delState',
+    summary: 'Delete the value of a state (the object stays)',
+    params: Type.Object({ id: Type.String({ description: 'State id' }) }),
+    permission: { type: 'state', operation: 'delete' },
+    effect: 'write',
+    envelope: 'result',
+    adminOnly: true,
+    async handler({ id }, { adapter, callOptions }) {
+        await adapter.delForeignStateAsync(id, callOptions);
+        return id;
+    },
+});

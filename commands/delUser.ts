@@ -1,0 +1,24 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { HttpError } from '../src/http-error';
+import { existing, removeFromGroups, userId } from '../src/lib/users';
+
+export default defineCommand({
+    name: 'delUser',
+    summary: 'Delete a user and its group memberships',
+    params: Type.Object({ user: Type.String({ minLength: 1, description: 'User name or system.user.<name>' }) }),
+    permission: { type: 'users', operation: 'delete' },
+    effect: 'write',
+    envelope: 'results',
+    adminOnly: true,
+    async handler({ user }, ctx) {
+        const id = userId(user);
+        const obj = await existing(ctx, id, 'User');
+        if (obj.common?.dontDelete) {
+            throw new HttpError('INVALID_PARAMS', 'Cannot delete user, while is system user', { id });
+        }
+        await ctx.adapter.delForeignObjectAsync(id, ctx.callOptions);
+        await removeFromGroups(ctx, id);
+        return [];
+    },
+});

@@ -1,0 +1,16 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { systemSecret } from '../src/lib/system-secret';
+
+export default defineCommand({
+    name: 'encrypt',
+    summary: 'Encrypt a text with the system secret (as adapters store passwords)',
+    params: Type.Object({ plainText: Type.String({ description: 'Text to encrypt' }) }),
+    permission: { type: 'users', operation: 'write' },
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    async handler({ plainText }, ctx) {
+        return ctx.adapter.encrypt(await systemSecret(ctx), plainText);
+    },
+});

@@ -1,0 +1,19 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { metaIdParam, refuseUnsafeNames } from '../src/lib/files';
+
+export default defineCommand({
+    name: 'fileExists',
+    summary: 'Whether a file exists (true or false; folders are not files)',
+    params: Type.Object({
+        adapter: metaIdParam,
+        fileName: Type.String({ description: 'File path inside the meta object, e.g. main/vis-views.json' }),
+    }),
+    permission: { type: 'file', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    async handler({ adapter, fileName }, ctx) {
+        refuseUnsafeNames({ fileName });
+        return ctx.adapter.fileExistsAsync(adapter, fileName, ctx.callOptions);
+    },
+});

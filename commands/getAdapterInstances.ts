@@ -1,0 +1,13 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { systemObjects } from '../src/lib/adapter-objects';
+
+export default defineCommand({
+    name: 'getAdapterInstances',
+    summary: 'Instance objects (all, or of one adapter), without news',
+    params: Type.Object({ adapterName: Type.Optional(Type.String({ description: 'e.g. admin; empty = all' })) }),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    handler: ({ adapterName }, ctx) => systemObjects(ctx, 'instance', adapterName || undefined),
+});

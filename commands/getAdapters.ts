@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { systemObjects } from '../src/lib/adapter-objects';
+
+export default defineCommand({
+    name: 'getAdapters',
+    summary: 'Adapter objects (all, or one by name), without news and native',
+    params: Type.Object({ adapterName: Type.Optional(Type.String({ description: 'e.g. admin; empty = all' })) }),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    handler: ({ adapterName }, ctx) => systemObjects(ctx, 'adapter', adapterName || undefined),
+});

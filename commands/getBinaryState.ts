@@ -1,0 +1,13 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { binaryStatesRemoved } from '../src/lib/binary-states';
+
+export default defineCommand({
+    name: 'getBinaryState',
+    summary: 'Removed: binary states no longer exist in ioBroker; answers 410 (use readFile)',
+    params: Type.Object({ id: Type.String({ description: 'State id' }) }),
+    permission: { type: 'state', operation: 'read' },
+    effect: 'read',
+    envelope: 'results',
+    handler: binaryStatesRemoved,
+});

@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { systemObjects } from '../src/lib/adapter-objects';
+
+export default defineCommand({
+    name: 'getCompactAdapters',
+    summary: 'Every installed adapter as {icon, v (version), iv (ignored version)}',
+    params: Type.Object({}),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    async handler(_params, ctx) {
+        const compact: Record<string, { icon?: string; v: string; iv?: string }> = {};
+        for (const obj of await systemObjects(ctx, 'adapter', undefined)) {
+            const common = obj.common as ioBroker.AdapterCommon & { ignoreVersion?: string };
+            compact[common.name] = { icon: common.icon, v: common.version, ...(common.ignoreVersion ? { iv: common.ignoreVersion } : {}) };
+        }
+        return compact;
+    },
+});

@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { systemObjects } from '../src/lib/adapter-objects';
+
+export default defineCommand({
+    name: 'getCompactInstances',
+    summary: 'Every instance as {adminTab, name, icon, enabled, version}',
+    params: Type.Object({}),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    async handler(_params, ctx) {
+        const compact: Record<string, unknown> = {};
+        for (const obj of await systemObjects(ctx, 'instance', undefined)) {
+            const common = obj.common as ioBroker.InstanceCommon;
+            compact[obj._id] = { adminTab: common.adminTab, name: common.name, icon: common.icon, enabled: common.enabled, version: common.version };
+        }
+        return compact;
+    },
+});

@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { isAdministrator } from '../src/acl';
+
+export default defineCommand({
+    name: 'getCompactSystemConfig',
+    summary: 'system.config with native reduced to {secret, vendor}; the secret only for administrators',
+    params: Type.Object({}),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    async handler(_params, { adapter, acl, callOptions }) {
+        const config = await adapter.getForeignObjectAsync('system.config', callOptions);
+        if (!config) {
+            return null;
+        }
+        const native = (config.native ?? {}) as { secret?: string; vendor?: unknown };
+        const compact: Record<string, unknown> = {};
+        // 4.0.2 handed the system secret to anyone who may read objects
+        if (native.secret && isAdministrator(acl)) {
+            compact.secret = native.secret;
+        }
+        if (native.vendor) {
+            compact.vendor = native.vendor;
+        }
+        return { ...config, native: compact };
+    },
+});

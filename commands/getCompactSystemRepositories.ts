@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+type Repos = { repositories?: Record<string, { json?: { _repoInfo?: unknown } | null }> };
+
+export default defineCommand({
+    name: 'getCompactSystemRepositories',
+    summary: 'system.repositories with each repository reduced to its _repoInfo',
+    params: Type.Object({}),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    async handler(_params, { adapter, callOptions }) {
+        const repos = await adapter.getForeignObjectAsync('system.repositories', callOptions);
+        if (!repos) {
+            return null;
+        }
+        const copy = structuredClone(repos) as ioBroker.Object & { native: Repos };
+        for (const repo of Object.values(copy.native?.repositories ?? {})) {
+            if (repo?.json) {
+                repo.json = { _repoInfo: repo.json._repoInfo };
+            }
+        }
+        return copy;
+    },
+});

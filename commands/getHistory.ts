@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { HttpError } from '../src/http-error';
+import { readHistory } from '../src/lib/history';
+
+export default defineCommand({
+    name: 'getHistory',
+    summary: 'Values of a state from a history instance, as [values, step, sessionId]',
+    params: Type.Object({
+        id: Type.String({ minLength: 1, description: 'State id' }),
+        options: Type.Optional(
+            Type.Union([Type.Object({}, { additionalProperties: true }), Type.String()], {
+                description: 'JSON options {start, end, count, aggregate, instance, ...}, or just the instance name',
+            }),
+        ),
+    }),
+    permission: { type: 'state', operation: 'read' },
+    effect: 'read',
+    envelope: 'results',
+    async handler({ id, options }, ctx) {
+        const opts = typeof options === 'string' ? { instance: options } : ((options ?? {}) as Record<string, unknown>);
+        const answer = await readHistory(ctx, id, opts);
+        if (answer.error) {
+            throw new HttpError('BAD_GATEWAY', String(answer.error), { results: [] });
+        }
+        return [answer.result ?? [], answer.step, answer.sessionId];
+    },
+});

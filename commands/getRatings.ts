@@ -1,0 +1,17 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+
+export default defineCommand({
+    name: 'getRatings',
+    summary: 'Adapter ratings of the ioBroker repository, as far as this host has them (null when unknown)',
+    description: 'The ratings service is not contacted from the REST API; `update` is accepted for compatibility.',
+    params: Type.Object({ update: Type.Optional(Type.Boolean({ description: 'Ignored' })) }),
+    permission: { type: 'object', operation: 'read' },
+    effect: 'read',
+    envelope: 'result',
+    adminOnly: true,
+    async handler(_params, { adapter, callOptions }) {
+        const repos = await adapter.getForeignObjectAsync('system.repositories', callOptions);
+        return (repos?.native as { ratings?: unknown } | undefined)?.ratings ?? null;
+    },
+});

@@ -1,0 +1,25 @@
+import { Type } from '@sinclair/typebox';
+import { BinaryBody, defineCommand } from '../src/command';
+import { safeHttpGet } from '../src/lib/safe-http-get';
+
+const TIMEOUT_MS = 15_000;
+
+export default defineCommand({
+    name: 'httpGet',
+    summary: 'GET a URL through this server; local and link-local targets only when allowed in the config',
+    params: Type.Object({
+        url: Type.String({ minLength: 1, description: 'http(s) URL' }),
+        binary: Type.Optional(Type.Boolean({ description: 'Answer the raw body with its Content-Type' })),
+    }),
+    permission: { type: 'other', operation: 'http' },
+    effect: 'read',
+    envelope: 'results',
+    binary: { response: true },
+    async handler({ url, binary }, { app }) {
+        const answer = await safeHttpGet(url, { allowLocal: app.config.allowLocalTargets, timeoutMs: TIMEOUT_MS, maxBytes: app.config.bodyLimit });
+        if (binary) {
+            return new BinaryBody(answer.body, answer.contentType);
+        }
+        return [{ status: answer.status, statusText: answer.statusText }, answer.body];
+    },
+});

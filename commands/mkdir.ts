@@ -1,0 +1,20 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { metaIdParam, refuseUnsafeNames } from '../src/lib/files';
+
+export default defineCommand({
+    name: 'mkdir',
+    summary: 'Create a folder (stored as a hidden _data.json entry)',
+    params: Type.Object({
+        adapter: metaIdParam,
+        dirName: Type.String({ description: 'Folder path inside the meta object, e.g. main/images' }),
+    }),
+    permission: { type: 'file', operation: 'write' },
+    effect: 'write',
+    envelope: 'results',
+    async handler({ adapter, dirName }, ctx) {
+        refuseUnsafeNames({ dirName });
+        await ctx.adapter.mkdirAsync(adapter, dirName, ctx.callOptions);
+        return [];
+    },
+});

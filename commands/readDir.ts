@@ -1,0 +1,20 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { refuseUnsafeNames } from '../src/lib/files';
+
+export default defineCommand({
+    name: 'readDir',
+    summary: 'List a folder: files with size and ACL, sub-folders with isDir (adapter empty: all meta objects)',
+    params: Type.Object({
+        adapter: Type.String({ description: 'Id of the meta object, e.g. vis.0; empty lists the ids of all meta objects with files' }),
+        dirName: Type.String({ description: 'Folder path inside the meta object; empty for its top level' }),
+        options: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Ignored, accepted for old clients' })),
+    }),
+    permission: { type: 'file', operation: 'list' },
+    effect: 'read',
+    envelope: 'result',
+    async handler({ adapter, dirName }, ctx) {
+        refuseUnsafeNames({ dirName });
+        return ctx.adapter.readDirAsync(adapter, dirName, ctx.callOptions);
+    },
+});

@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody } from '../src/lib/files';
+
+export default defineCommand({
+    name: 'readFile',
+    summary: 'Read a file: [content, mimeType], or with binary=true the raw bytes',
+    params: Type.Object({
+        adapter: metaIdParam,
+        fileName: Type.String({ description: 'Path inside the meta object, e.g. main/vis-views.json (a suffix ?binary means binary=true)' }),
+        binary: binaryParam,
+    }),
+    permission: { type: 'file', operation: 'read' },
+    effect: 'read',
+    envelope: 'results',
+    binary: { response: true },
+    async handler({ adapter, fileName, binary }, ctx) {
+        const request = readRequest(fileName, binary);
+        const file = await readStoredFile(ctx, adapter, request.fileName);
+        return request.binary ? toBinaryBody(file) : [file.data, file.mimeType];
+    },
+});

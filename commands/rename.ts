@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { metaIdParam, refuseUnsafeNames, renameRecursive } from '../src/lib/files';
+
+export default defineCommand({
+    name: 'rename',
+    summary: 'Rename or move a file or a folder with everything in it (a missing one is no error)',
+    params: Type.Object({
+        adapter: metaIdParam,
+        oldName: Type.String({ description: 'Current path inside the meta object' }),
+        newName: Type.String({ description: 'New path inside the meta object' }),
+    }),
+    permission: { type: 'file', operation: 'write' },
+    effect: 'write',
+    envelope: 'results',
+    async handler({ adapter, oldName, newName }, ctx) {
+        refuseUnsafeNames({ oldName, newName });
+        await renameRecursive(ctx, adapter, oldName, newName);
+        return [];
+    },
+});

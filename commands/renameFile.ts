@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { metaIdParam, refuseUnsafeNames } from '../src/lib/files';
+
+export default defineCommand({
+    name: 'renameFile',
+    summary: 'Rename or move one file (js-controller moves a folder as a whole)',
+    params: Type.Object({
+        adapter: metaIdParam,
+        oldName: Type.String({ description: 'Current path inside the meta object' }),
+        newName: Type.String({ description: 'New path inside the meta object' }),
+    }),
+    permission: { type: 'file', operation: 'write' },
+    effect: 'write',
+    envelope: 'results',
+    async handler({ adapter, oldName, newName }, ctx) {
+        refuseUnsafeNames({ oldName, newName });
+        await ctx.adapter.renameAsync(adapter, oldName, newName, ctx.callOptions);
+        return [];
+    },
+});

@@ -1,0 +1,23 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { anyJson } from '../src/lib/schemas';
+import { assertInstanceAlive, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../src/lib/messaging';
+
+export default defineCommand({
+    name: 'sendTo',
+    summary: 'Send a message to an adapter instance and answer its reply as it is',
+    params: Type.Object({
+        adapterInstance: Type.String({ description: 'Instance, e.g. history.0' }),
+        command: Type.String({ description: 'Command of the message' }),
+        message: anyJson('The message (JSON or text)'),
+        timeout: Type.Integer({ minimum: 1, maximum: MAX_MESSAGE_TIMEOUT_MS, default: DEFAULT_MESSAGE_TIMEOUT_MS, description: 'ms to wait for the reply' }),
+    }),
+    permission: { type: 'other', operation: 'sendto' },
+    effect: 'write',
+    envelope: 'raw',
+    async handler({ adapterInstance, command, message, timeout }, ctx) {
+        const name = instanceName(adapterInstance);
+        await assertInstanceAlive(ctx, name);
+        return (await sendToInstance(ctx, name, command, message, timeout)) ?? null;
+    },
+});

@@ -1,0 +1,20 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { metaIdParam, refuseUnsafeNames, unlinkRecursive } from '../src/lib/files';
+
+export default defineCommand({
+    name: 'unlink',
+    summary: 'Delete a file, or a folder with everything in it (a missing one is no error)',
+    params: Type.Object({
+        adapter: metaIdParam,
+        name: Type.String({ description: 'File or folder path inside the meta object, e.g. main/old' }),
+    }),
+    permission: { type: 'file', operation: 'delete' },
+    effect: 'write',
+    envelope: 'results',
+    async handler({ adapter, name }, ctx) {
+        refuseUnsafeNames({ name });
+        await unlinkRecursive(ctx, adapter, name);
+        return [];
+    },
+});

@@ -1,0 +1,56 @@
+import { HttpError } from '../http-error';
+import type { RequestContext } from '../request-context';
+
+export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
+export const MAX_MESSAGE_TIMEOUT_MS = 120_000;
+
+function withTimeout<T>(start: (done: (value: T) => void) => void, timeoutMs: number, what: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new HttpError('TIMEOUT', `timeout: no answer from ${what} within ${timeoutMs} ms`)), timeoutMs);
+        // a late answer after the timeout is dropped: the promise is already settled
+        start(value => {
+            clearTimeout(timer);
+            resolve(value);
+        });
+    });
+}
+
+/** `system.adapter.x.0` → `x.0`, refusing names that are no instance. */
+export function instanceName(raw: string): string {
+    const name = raw.replace(/^system\.adapter\./, '');
+    if (!/^[a-z0-9_-]+\.\d+$/i.test(name)) {
+        throw new HttpError('INVALID_PARAMS', `"${raw}" is not an instance name like "history.0"`, { instance: raw });
+    }
+    return name;
+}
+
+/** Fails fast with a clear error when the instance does not exist or does not run. */
+export async function assertInstanceAlive(ctx: RequestContext, name: string): Promise<void> {
+    const obj = await ctx.adapter.getForeignObjectAsync(`system.adapter.${name}`);
+    if (!obj || (obj.type as string) !== 'instance') {
+        throw new HttpError('NOT_FOUND', 'instance not found', { instance: name });
+    }
+    const alive = await ctx.adapter.getForeignStateAsync(`system.adapter.${name}.alive`);
+    if (!alive?.val) {
+        throw new HttpError('UNAVAILABLE', 'instance is not online', { instance: name });
+    }
+}
+
+/** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */
+export function sendToInstance(ctx: RequestContext, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
+    return withTimeout(
+        done => ctx.adapter.sendTo(name, command, message as ioBroker.MessagePayload, result => done(result), { timeout: timeoutMs + 1000 }),
+        timeoutMs,
+        name,
+    );
+}
+
+/** The host running js-controller answers host commands; without one (`npm start`) this fails fast. */
+export async function sendToHost(ctx: RequestContext, host: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
+    const id = host.startsWith('system.host.') ? host : `system.host.${host}`;
+    const alive = await ctx.adapter.getForeignStateAsync(`${id}.alive`);
+    if (!alive?.val) {
+        throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, { host });
+    }
+    return withTimeout(done => ctx.adapter.sendToHost(id, command, message as ioBroker.MessagePayload, result => done(result)), timeoutMs, id);
+}
