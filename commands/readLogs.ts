@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { HttpError } from '../src/http-error';
-import { listLocalLogFiles } from '../src/lib/log-files';
-import { sendToHost } from '../src/lib/messaging';
+import { listLogFiles } from '../src/lib/log-files';
 
 export default defineCommand({
     name: 'readLogs',
@@ -12,15 +10,5 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     adminOnly: true,
-    async handler({ host }, ctx) {
-        try {
-            const reply = (await sendToHost(ctx, host, 'getLogFiles', null, 3000)) as { list?: unknown[] } | undefined;
-            return reply?.list ?? [];
-        } catch (err) {
-            if (!(err instanceof HttpError) || (err.status !== 503 && err.status !== 504)) {
-                throw err;
-            }
-            return listLocalLogFiles();
-        }
-    },
+    handler: ({ host }, ctx) => listLogFiles(ctx, host),
 });

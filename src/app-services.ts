@@ -1,4 +1,5 @@
 import type { AclCache } from './acl';
+import type { CredentialChecker } from './auth/credentials';
 import type { Command } from './command';
 import type { Config } from './config';
 import type { ChangeFeed } from './lib/change-feed';
@@ -14,6 +15,7 @@ export interface AppServices {
     adapterName: string;
     version: string;
     acls: AclCache;
+    credentials: CredentialChecker;
     feed: ChangeFeed;
     names: NameIndex;
     /** Commands served under `/v1/command`, after `noCommands` / `noAdminCommands`. */

@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAllowed } from './acl';
-import { authenticate } from './auth';
+import { authenticate, clientAddress } from './auth/authenticate';
 import type { AppServices } from './app-services';
+import { applyCors } from './cors';
 import { HttpError } from './http-error';
 import { parseQuery, type Query } from './query';
-import { readJsonBody } from './read-body';
+import { readFormBody, readJsonBody } from './read-body';
+import { readUpload } from './read-multipart';
 import { createContext, type RequestContext } from './request-context';
 import type { Route } from './route';
 import { allowedMethods, buildRouter, type AppRouter, type Target } from './router';
@@ -18,6 +20,26 @@ export interface App {
 }
 
 const ANONYMOUS = { user: '', groups: [], object: {}, state: {}, file: {}, users: {}, other: {} };
+
+function readRouteBody(req: IncomingMessage, route: Route, limit: number): Promise<unknown> {
+    switch (route.body) {
+        case 'json':
+            return readJsonBody(req, limit);
+        case 'form':
+            return readFormBody(req, limit);
+        case 'upload':
+            return readUpload(req, limit);
+        default:
+            return Promise.resolve(undefined);
+    }
+}
+
+function withChallenge(err: unknown, route: Route): unknown {
+    if (route.challenge && err instanceof HttpError && err.status === 401) {
+        return new HttpError(err.code, err.message, err.context, err.status, { 'WWW-Authenticate': 'Basic realm="ioBroker REST API", charset="UTF-8"' });
+    }
+    return err;
+}
 
 export function createApp(services: AppServices, routes: readonly Route[]): App {
     const router = buildRouter(routes, services.commands.values(), services.basePath);
@@ -63,8 +85,9 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         const target = match.store as Target;
         if (target.command) {
+            // authentication failures keep the plain 4.0.2 body, without the command's `results`
+            const ctx = await context(req, query);
             try {
-                const ctx = await context(req, query);
                 const body = req.method === 'POST' ? await readJsonBody(req, services.config.bodyLimit) : undefined;
                 return send(req, res, await commandReply(target.command, query, body, ctx));
             } catch (err) {
@@ -72,19 +95,23 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             }
         }
         const { route } = target;
-        const ctx = route.public ? anonymous : await context(req, query);
+        const ctx = route.public ? anonymous : await context(req, query).catch(err => Promise.reject(withChallenge(err, route)));
         if (!isAllowed(ctx.acl, route.permission)) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        const body = route.body === 'json' ? await readJsonBody(req, services.config.bodyLimit) : undefined;
+        const body = await readRouteBody(req, route, services.config.bodyLimit);
         const params = match.params as Record<string, string>;
-        const result = await route.handler({ params, query, body, headers: req.headers }, ctx);
+        const result = await route.handler({ params, query, body, headers: req.headers, remoteAddress: clientAddress(req) }, ctx);
         send(req, res, result instanceof Reply ? result : Reply.json(result));
     }
 
     return {
         router,
         handle(req, res) {
+            // the web adapter has its own CORS handling
+            if (!services.basePath && applyCors(req, res, services.config)) {
+                return;
+            }
             dispatch(req, res).catch(err => sendError(req, res, err));
         },
     };

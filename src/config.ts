@@ -21,6 +21,10 @@ export interface Config {
     bodyLimit: number;
     /** Let httpGet and URL hooks reach loopback and link-local addresses. */
     allowLocalTargets: boolean;
+    /** With auth on: serve the OpenAPI document without credentials too. */
+    publicDocs: boolean;
+    /** Origins allowed by CORS; empty: every origin, as 4.0.2. */
+    corsOrigins: string[];
 }
 
 const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -65,5 +69,10 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
         noAdminCommands: bool(native.noAdminCommands),
         bodyLimit: Math.max(1024, int(native.bodyLimit, DEFAULT_BODY_LIMIT)),
         allowLocalTargets: bool(native.allowLocalTargets),
+        publicDocs: bool(native.publicDocs),
+        corsOrigins: str(native.corsOrigins)
+            .split(',')
+            .map(origin => origin.trim())
+            .filter(Boolean),
     };
 }

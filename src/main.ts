@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import * as utils from '@iobroker/adapter-core';
 import { createApp } from './app';
 import { normalizeConfig, type Config } from './config';
@@ -33,6 +34,7 @@ class RestApi extends utils.Adapter {
             object: (id, obj) => {
                 if (id.startsWith('system.group.') || id.startsWith('system.user.')) {
                     services.acls.invalidate();
+                    services.credentials.invalidate();
                 }
                 services.feed.emit('object', id, obj);
             },
@@ -49,6 +51,9 @@ class RestApi extends utils.Adapter {
             this.server = null;
             return;
         }
+        if (config.secure) {
+            await services.feed.listen('object', 'system.certificates', () => void this.reloadCertificates(config));
+        }
         await this.setStateAsync('info.connection', true, true);
         const protocol = config.secure ? 'https' : 'http';
         const host = config.bind === '0.0.0.0' || !config.bind ? '127.0.0.1' : config.bind;
@@ -64,6 +69,17 @@ class RestApi extends utils.Adapter {
             return { key: certs.key, cert: certs.cert, ca: certs.ca };
         } catch (err) {
             throw new Error(`HTTPS is on but no certificate could be loaded: ${(err as Error).message}`);
+        }
+    }
+
+    /** Renewed certificates (e.g. by the ACME adapter) take effect for new connections, without a restart. */
+    private async reloadCertificates(config: Config): Promise<void> {
+        try {
+            const certs = await this.certificates(config);
+            (this.server as HttpsServer | null)?.setSecureContext(certs!);
+            this.log.info('Certificates reloaded');
+        } catch (err) {
+            this.log.warn(`Keeping the old certificates: ${(err as Error).message}`);
         }
     }
 

@@ -44,12 +44,26 @@ function pathParameters(path: string): Json[] {
     return [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
 }
 
+/** A trailing wildcard (`/v1/file/:objectId/*`) is documented as a named path parameter. */
+function namedPath(route: Route): string {
+    return route.path.replace(/\*$/, `:${route.wildcard ?? 'path'}`);
+}
+
+const UPLOAD_BODY = {
+    required: true,
+    content: {
+        'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } },
+        'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+    },
+};
+
 function routeOperation(route: Route): Json {
+    const path = namedPath(route);
     const op: Json = {
         summary: route.summary,
         tags: [route.tag],
-        operationId: `${route.method.toLowerCase()}${route.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-        parameters: [...pathParameters(route.path), ...queryParameters(route.query)],
+        operationId: `${route.method.toLowerCase()}${path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+        parameters: [...pathParameters(path), ...queryParameters(route.query)],
         responses: { '200': { description: 'Success' }, default: ERROR_RESPONSE },
     };
     if (route.permission) {
@@ -57,6 +71,8 @@ function routeOperation(route: Route): Json {
     }
     if (route.body === 'json') {
         op.requestBody = { required: true, content: { 'application/json': { schema: route.requestBody ? plain(route.requestBody) : {} } } };
+    } else if (route.body === 'upload') {
+        op.requestBody = UPLOAD_BODY;
     }
     return op;
 }
@@ -117,7 +133,7 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
         if (route.hidden) {
             continue;
         }
-        const path = route.path.replace(/:(\w+)/g, '{$1}');
+        const path = namedPath(route).replace(/:(\w+)/g, '{$1}');
         paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: routeOperation(route) };
     }
     for (const cmd of commands) {
@@ -136,6 +152,11 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             { name: 'state', description: 'States: values with ack, ts, lc, from, q' },
             { name: 'object', description: 'Objects: typed metadata' },
             { name: 'commands', description: 'Socket commands of ioBroker, by name' },
+            { name: 'enum', description: 'Enums: rooms, functions and other groups of objects' },
+            { name: 'file', description: 'Files stored in meta objects, and their folders' },
+            { name: 'history', description: 'Values of the history instance' },
+            { name: 'sendto', description: 'Messages to adapter instances' },
+            { name: 'log', description: 'Log files of the hosts' },
             { name: 'other', description: 'Instance information' },
         ],
         paths,

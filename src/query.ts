@@ -25,3 +25,10 @@ export function parseQuery(search: string): Query {
     }
     return query;
 }
+
+const TRUE_TEXT = new Set(['true', '1', 'on', 'yes']);
+
+/** A flag from the query or a JSON body: `true`, or text like "true" (4.0.2 accepted only the text "true"). */
+export function isTrueFlag(value: unknown): boolean {
+    return value === true || (typeof value === 'string' && TRUE_TEXT.has(value.trim().toLowerCase()));
+}

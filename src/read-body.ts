@@ -24,7 +24,7 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
     }
 }
 
-function tooLarge(limit: number): HttpError {
+export function tooLarge(limit: number): HttpError {
     // the connection is closed after the answer so the client stops sending
     return new HttpError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`, {}, undefined, {
         Connection: 'close',
@@ -57,4 +57,21 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     } catch (err) {
         throw new HttpError('BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
     }
+}
+
+/** An OAuth2-style body: `application/x-www-form-urlencoded` or JSON, as a flat record of strings. */
+export async function readFormBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown> | undefined> {
+    if (!hasBody(req)) {
+        return undefined;
+    }
+    const type = req.headers['content-type'] ?? '';
+    if (/^application\/x-www-form-urlencoded/i.test(type)) {
+        const text = (await readRawBody(req, limit)).toString('utf8');
+        return Object.fromEntries(new URLSearchParams(text));
+    }
+    const json = await readJsonBody(req, limit);
+    if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json))) {
+        throw new HttpError('BAD_REQUEST', 'The body must be a form or a JSON object');
+    }
+    return json as Record<string, unknown> | undefined;
 }

@@ -11,6 +11,8 @@ export interface RouteRequest {
     query: Query;
     body: unknown;
     headers: IncomingHttpHeaders;
+    /** The client's address, e.g. for damping password guessing. */
+    remoteAddress: string;
 }
 
 /** A REST resource route; listed explicitly in `routes/index.ts` because its URL is public API. */
@@ -22,13 +24,23 @@ export interface Route {
     permission: Permission | null;
     /** Answered without authentication (docs assets, `/name`). */
     public?: boolean;
-    /** Read a JSON body before the handler runs. */
-    body?: 'json';
+    /**
+     * Read the body before the handler runs: `json`, `form` (urlencoded or JSON, as OAuth2 clients
+     * send), or `upload` (a multipart `file` field or raw bytes, as `Buffer | undefined`).
+     */
+    body?: 'json' | 'form' | 'upload';
+    /** The docs name of a trailing `*` (it may contain `/`), e.g. `fileName`; handlers read `params['*']`. */
+    wildcard?: string;
     /** Query parameters, for the docs; path parameters come from the path itself. */
     query?: TObject;
     requestBody?: TSchema;
     /** Kept out of the OpenAPI document (docs assets, redirects). */
     hidden?: boolean;
+    /**
+     * Answer a 401 with a Basic challenge, so a browser asks for credentials. Only for what a
+     * person opens in a browser (the docs document), never for API calls.
+     */
+    challenge?: boolean;
     handler(req: RouteRequest, ctx: RequestContext): Promise<unknown>;
 }
 

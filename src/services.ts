@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AclCache } from './acl';
+import { BruteForceGuard } from './auth/brute-force';
+import { CredentialChecker } from './auth/credentials';
 import type { AppServices } from './app-services';
 import type { Command } from './command';
 import type { Config } from './config';
@@ -43,6 +45,7 @@ export function createServices({ adapter, config, basePath = '', commands }: Ser
         adapterName: 'rest-api',
         version: PACKAGE_VERSION,
         acls: new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never),
+        credentials: new CredentialChecker(adapter, new BruteForceGuard()),
         feed: new ChangeFeed(adapter),
         names: new NameIndex(async () => {
             const view = await adapter.getObjectViewAsync('system', 'state', {});

@@ -116,13 +116,17 @@ function childOf(dir: string, child: string): string {
     return `${dir.replace(/\/+$/, '')}/${child}`;
 }
 
-/** Deletes a file, or a folder with everything below it; every level runs with the caller's rights. */
-export async function unlinkRecursive(ctx: RequestContext, adapterName: string, name: string): Promise<void> {
+/**
+ * Deletes a file, or a folder with everything below it; every level runs with the caller's rights.
+ * Answers false when there was nothing to delete.
+ */
+export async function unlinkRecursive(ctx: RequestContext, adapterName: string, name: string): Promise<boolean> {
     const entries = (await ignoreMissing(ctx.adapter.readDirAsync(adapterName, name, ctx.callOptions))) ?? [];
     for (const entry of entries) {
         await unlinkRecursive(ctx, adapterName, childOf(name, entry.file));
     }
-    await ignoreMissing(ctx.adapter.unlinkAsync(adapterName, name, ctx.callOptions));
+    const unlinked = await ignoreMissing(ctx.adapter.unlinkAsync(adapterName, name, ctx.callOptions).then(() => true));
+    return entries.length > 0 || unlinked === true;
 }
 
 /** Renames a file, or a folder entry by entry; every level runs with the caller's rights. */

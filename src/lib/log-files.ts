@@ -1,8 +1,13 @@
-import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import * as utils from '@iobroker/adapter-core';
 import { tools } from '@iobroker/js-controller-common-db';
+import { HttpError } from '../http-error';
+import type { RequestContext } from '../request-context';
+import { sendToHost } from './messaging';
+
+export const HOST_LOG_TIMEOUT_MS = 10_000;
 
 interface FileTransport {
     type?: string;
@@ -39,4 +44,49 @@ export async function listLocalLogFiles(): Promise<Array<{ fileName: string; siz
         }
     }
     return list;
+}
+
+/** The host's log files (`log/<host>/<transport>/<file>`); without a running host the local file loggers. */
+export async function listLogFiles(ctx: RequestContext, host: string): Promise<unknown[]> {
+    try {
+        const reply = (await sendToHost(ctx, host, 'getLogFiles', null, 3000)) as { list?: unknown[] } | undefined;
+        return reply?.list ?? [];
+    } catch (err) {
+        if (!(err instanceof HttpError) || (err.status !== 503 && err.status !== 504)) {
+            throw err;
+        }
+        return listLocalLogFiles();
+    }
+}
+
+/** A file of a local file logger, or undefined; `name` never leaves the logger's folder. */
+export async function readLocalLogFile(transport: string, name: string): Promise<Buffer | undefined> {
+    const folder = logFolders().get(transport);
+    if (!folder) {
+        return undefined;
+    }
+    const file = resolve(folder, name);
+    const inside = relative(folder, file);
+    if (!inside || inside.startsWith('..') || isAbsolute(inside)) {
+        return undefined;
+    }
+    return readFile(file).catch(() => undefined);
+}
+
+/** js-controller hands file bytes over the message box as a Buffer, or as its JSON form. */
+function toBuffer(data: unknown): Buffer | undefined {
+    if (Buffer.isBuffer(data)) {
+        return data;
+    }
+    if (typeof data === 'string') {
+        return Buffer.from(data);
+    }
+    const json = data as { type?: string; data?: unknown } | null;
+    return json?.type === 'Buffer' && Array.isArray(json.data) ? Buffer.from(json.data as number[]) : undefined;
+}
+
+/** A log file of a host, read by its js-controller (`getLogFile`), or undefined when it has none. */
+export async function readHostLogFile(ctx: RequestContext, host: string, transport: string, filename: string): Promise<Buffer | undefined> {
+    const reply = (await sendToHost(ctx, host, 'getLogFile', { filename, transport }, HOST_LOG_TIMEOUT_MS)) as { data?: unknown; error?: unknown } | undefined;
+    return reply?.error ? undefined : toBuffer(reply?.data);
 }

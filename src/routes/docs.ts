@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Config } from '../config';
 import { defineRoute, type Route } from '../route';
 import { Reply } from '../send';
 import { DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../static-files';
@@ -7,19 +8,26 @@ import { DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../static-files';
 const docsPage = staticFolder(DOCS_PAGE_DIR);
 const swaggerUi = staticFolder(SWAGGER_UI_DIR);
 
-const docsRoute = (path: string, handler: Route['handler']): Route =>
-    defineRoute({ method: 'GET', path, summary: 'Docs page', tag: 'other', permission: null, public: true, hidden: true, handler });
+const docsRoute = (path: string, handler: Route['handler'], isPublic = true): Route =>
+    defineRoute({ method: 'GET', path, summary: 'Docs page', tag: 'other', permission: null, public: isPublic, challenge: !isPublic, hidden: true, handler });
 
-/** The interactive docs page: Swagger UI from swagger-ui-dist, served locally, and the OpenAPI document. */
-export const docsRoutes: Route[] = [
-    docsRoute('/', async (_req, { app }) => Reply.redirect(`${app.basePath}/api-doc/`)),
-    // asset links are absolute, so the page works with and without the trailing slash and under a prefix
-    docsRoute('/api-doc/', async (_req, { app }) => {
-        const template = await readFile(join(DOCS_PAGE_DIR, 'index.html'), 'utf8');
-        return Reply.bytes(template.replaceAll('{{base}}', `${app.basePath}/api-doc/`), 'text/html; charset=utf-8');
-    }),
-    docsRoute('/api-doc/:file', async ({ params }) => (params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file))),
-    docsRoute('/api-docs/openapi.json', async (_req, { app }) => Reply.json(app.openapi)),
-    // the path of 4.0.2, kept for existing bookmarks and tools
-    docsRoute('/api-docs/swagger.json', async (_req, { app }) => Reply.json(app.openapi)),
-];
+/**
+ * The interactive docs page: Swagger UI from swagger-ui-dist, served locally, and the OpenAPI
+ * document. The page and its assets hold no data; the document needs credentials while `auth` is
+ * on, unless `publicDocs` says otherwise.
+ */
+export function docsRoutes(config: Config): Route[] {
+    const documentPublic = !config.auth || config.publicDocs;
+    return [
+        docsRoute('/', async (_req, { app }) => Reply.redirect(`${app.basePath}/api-doc/`)),
+        // asset links are absolute, so the page works with and without the trailing slash and under a prefix
+        docsRoute('/api-doc/', async (_req, { app }) => {
+            const template = await readFile(join(DOCS_PAGE_DIR, 'index.html'), 'utf8');
+            return Reply.bytes(template.replaceAll('{{base}}', `${app.basePath}/api-doc/`), 'text/html; charset=utf-8');
+        }),
+        docsRoute('/api-doc/:file', async ({ params }) => (params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file))),
+        docsRoute('/api-docs/openapi.json', async (_req, { app }) => Reply.json(app.openapi), documentPublic),
+        // the path of 4.0.2, kept for existing bookmarks and tools
+        docsRoute('/api-docs/swagger.json', async (_req, { app }) => Reply.json(app.openapi), documentPublic),
+    ];
+}

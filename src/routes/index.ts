@@ -1,14 +1,22 @@
 import type { Config } from '../config';
 import type { Route } from '../route';
+import { listFolderRoute, listTopFolderRoute } from './dir';
 import { docsRoutes } from './docs';
+import { listEnumsRoute, readEnumRoute } from './enum';
+import { deleteFileRoute, readFileRoute, writeFileRoute } from './file';
+import { addHistoryRoute, getHistoryRoute, postAddHistoryRoute, postHistoryRoute } from './history';
+import { listLogsRoute, readLogRoute } from './log';
 import { faviconRoute, nameRoute } from './meta';
+import { oauthRoutes } from './oauth';
 import { createObjectRoute, deleteObjectRoute, getObjectRoute, listObjectsRoute, updateObjectRoute } from './object';
+import { sendToGetRoute, sendToPostRoute } from './sendto';
 import { listStates, plainState, readState, toggleStateRoute, updateState } from './state';
 
 /** Every REST route, listed explicitly: these URLs are public API. */
 export function restRoutes(config: Config): Route[] {
     return [
-        ...(config.noUI ? [] : docsRoutes),
+        ...(config.noUI ? [] : docsRoutes(config)),
+        ...(config.auth ? oauthRoutes : []),
         nameRoute,
         faviconRoute,
         readState,
@@ -21,5 +29,20 @@ export function restRoutes(config: Config): Route[] {
         updateObjectRoute,
         deleteObjectRoute,
         listObjectsRoute,
+        listEnumsRoute,
+        readEnumRoute,
+        postHistoryRoute,
+        getHistoryRoute,
+        postAddHistoryRoute,
+        addHistoryRoute,
+        sendToGetRoute,
+        sendToPostRoute,
+        readFileRoute,
+        writeFileRoute,
+        deleteFileRoute,
+        listTopFolderRoute,
+        listFolderRoute,
+        listLogsRoute,
+        readLogRoute,
     ];
 }

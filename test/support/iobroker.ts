@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { INSTANCE_ID, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
 import { stopProcess } from '../../scripts/stop-process';
 import { freePort } from './ports';
+import { rawRequest } from './raw-request';
 import { copySeed, ensureSeed } from './seed';
 
 export interface HttpAnswer {
@@ -28,7 +29,8 @@ export interface RequestOptions {
 }
 
 export interface IobFixture {
-    baseUrl: string;
+    /** http or https, after the current `secure` setting. */
+    readonly baseUrl: string;
     port: number;
     storage: Storage;
     logs: () => string;
@@ -45,16 +47,6 @@ export interface FixtureOptions {
     native?: Record<string, unknown>;
 }
 
-function toAnswer(res: Response, text: string): HttpAnswer {
-    let json: unknown;
-    try {
-        json = JSON.parse(text);
-    } catch {
-        json = undefined;
-    }
-    return { status: res.status, headers: Object.fromEntries(res.headers.entries()), text, json };
-}
-
 async function waitForHttp(url: string, child: ChildProcess, logs: () => string, timeoutMs = 20_000): Promise<void> {
     const end = Date.now() + timeoutMs;
     while (Date.now() < end) {
@@ -62,8 +54,7 @@ async function waitForHttp(url: string, child: ChildProcess, logs: () => string,
             throw new Error(`adapter exited with ${child.exitCode}:\n${logs()}`);
         }
         try {
-            const res = await fetch(url);
-            await res.arrayBuffer();
+            await rawRequest(url);
             return;
         } catch {
             await new Promise(r => setTimeout(r, 50));
@@ -87,7 +78,8 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
     await writeInstance(storage, { bind: '127.0.0.1', port, ...options.native });
     let output = '';
     let child: ChildProcess | null = null;
-    const baseUrl = `http://127.0.0.1:${port}`;
+    let secure = options.native?.secure === true;
+    const base = (): string => `${secure ? 'https' : 'http'}://127.0.0.1:${port}`;
 
     const startAdapter = async (): Promise<void> => {
         const proc = spawn(process.execPath, [join(PROJECT_ROOT, 'build', 'src', 'main.js'), '--console'], {
@@ -98,7 +90,7 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
         proc.stdout!.on('data', d => (output += d));
         proc.stderr!.on('data', d => (output += d));
         child = proc;
-        await waitForHttp(`${baseUrl}/name`, proc, () => output);
+        await waitForHttp(`${base()}/name`, proc, () => output);
     };
 
     const stopAdapter = async (): Promise<void> => {
@@ -108,20 +100,20 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
     await startAdapter();
 
     const fixture: IobFixture = {
-        baseUrl,
+        get baseUrl() {
+            return base();
+        },
         port,
         storage,
         logs: () => output,
         async request(path, { method = 'GET', body, raw, headers = {} } = {}) {
-            const init: RequestInit = { method, headers: { ...headers } };
-            if (raw !== undefined) {
-                init.body = raw;
-            } else if (body !== undefined) {
-                init.body = JSON.stringify(body);
-                (init.headers as Record<string, string>)['Content-Type'] ??= 'application/json';
+            const all = { ...headers };
+            let payload = raw;
+            if (raw === undefined && body !== undefined) {
+                payload = JSON.stringify(body);
+                all['Content-Type'] ??= 'application/json';
             }
-            const res = await fetch(baseUrl + path, init);
-            return toAnswer(res, await res.text());
+            return rawRequest(base() + path, { method, headers: all, body: payload });
         },
         async createUser(name, acl, password = 'secret') {
             const userId = `system.user.${name}`;
@@ -155,6 +147,7 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
             await stopAdapter();
             const instance = await storage.objects.getObjectAsync(INSTANCE_ID);
             instance.native = { ...instance.native, ...native };
+            secure = instance.native.secure === true;
             await storage.objects.setObjectAsync(INSTANCE_ID, instance);
             await startAdapter();
         },

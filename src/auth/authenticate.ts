@@ -1,0 +1,62 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Acl } from '../acl';
+import type { AppServices } from '../app-services';
+import { HttpError } from '../http-error';
+import type { Query } from '../query';
+import { accessTokenUser } from './tokens';
+
+export interface Credentials {
+    user?: string;
+    password?: string;
+    token?: string;
+}
+
+/** Query `user` + `pass` first, then `Authorization: Basic` or `Bearer`, as 4.0.2 reads them. */
+export function credentialsOf(headers: IncomingHttpHeaders, query: Query): Credentials {
+    if (query.user && query.pass) {
+        return { user: query.user, password: query.pass };
+    }
+    const header = headers.authorization ?? '';
+    const [scheme, value = ''] = header.split(' ', 2);
+    if (/^basic$/i.test(scheme)) {
+        const text = Buffer.from(value, 'base64').toString('utf8');
+        const colon = text.indexOf(':');
+        return colon === -1 ? {} : { user: text.slice(0, colon), password: text.slice(colon + 1) };
+    }
+    if (/^bearer$/i.test(scheme)) {
+        return { token: value.trim() };
+    }
+    return {};
+}
+
+export function clientAddress(req: IncomingMessage): string {
+    return req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * Decides who a request runs as: with `auth` off the configured `defaultUser`, with `auth` on the
+ * owner of valid credentials (401 otherwise, 429 while password guessing is damped).
+ * No `WWW-Authenticate` header: browsers would pop up a login dialog on every API call.
+ */
+export async function authenticate(app: AppServices, req: IncomingMessage, query: Query): Promise<Acl> {
+    if (!app.config.auth) {
+        return app.acls.get(app.config.defaultUser);
+    }
+    return app.acls.get(await authenticatedUser(app, req, query));
+}
+
+async function authenticatedUser(app: AppServices, req: IncomingMessage, query: Query): Promise<string> {
+    const { user, password, token } = credentialsOf(req.headers, query);
+    if (token !== undefined) {
+        const owner = await accessTokenUser(app.adapter, token);
+        if (!owner) {
+            // the 4.0.2 text, whose "undefined" clients may match on
+            throw new HttpError('UNAUTHORIZED', 'Invalid access token: undefined');
+        }
+        return owner;
+    }
+    if (!user || password === undefined) {
+        throw new HttpError('UNAUTHORIZED', 'User is required');
+    }
+    return app.credentials.check(user, password, clientAddress(req));
+}

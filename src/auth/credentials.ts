@@ -1,0 +1,49 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { HttpError } from '../http-error';
+import type { BruteForceGuard } from './brute-force';
+
+const CACHE_TTL_MS = 60_000;
+const MAX_CACHED = 1000;
+
+/**
+ * Checks user name and password with js-controller (disabled users refused, display names resolved)
+ * and remembers a success briefly, keyed by a salted hash of both, so Basic auth on every request
+ * does not pay for pbkdf2 each time. Any change of a user object empties the cache.
+ */
+export class CredentialChecker {
+    private readonly cache = new Map<string, { user: string; expires: number }>();
+    private readonly salt = randomBytes(16);
+
+    constructor(
+        private readonly adapter: ioBroker.Adapter,
+        private readonly guard: BruteForceGuard,
+    ) {}
+
+    invalidate(): void {
+        this.cache.clear();
+    }
+
+    /** Resolves with the user id (`system.user.x`); throws 401 or 429. */
+    async check(name: string, password: string, address: string): Promise<string> {
+        // a locked address stays locked, even for a password that is right and cached
+        this.guard.assertAllowed(address, name);
+        const key = createHash('sha256').update(this.salt).update(name).update('\0').update(password).digest('base64');
+        const cached = this.cache.get(key);
+        if (cached && cached.expires > Date.now()) {
+            return cached.user;
+        }
+        const [ok, user] = await new Promise<[boolean, string]>(resolve =>
+            this.adapter.checkPassword(name, password, {}, (success, id) => resolve([!!success, id])),
+        );
+        if (!ok) {
+            this.guard.failed(address, name);
+            throw new HttpError('UNAUTHORIZED', `Invalid password or user name: ${user}`);
+        }
+        this.guard.succeeded(address, name);
+        if (this.cache.size >= MAX_CACHED) {
+            this.cache.clear();
+        }
+        this.cache.set(key, { user, expires: Date.now() + CACHE_TTL_MS });
+        return user;
+    }
+}

@@ -1,0 +1,33 @@
+import { adapterCall } from '../lib/adapter-errors';
+import { refuseUnsafeNames } from '../lib/files';
+import type { RequestContext } from '../request-context';
+import { defineRoute, type RouteRequest } from '../route';
+
+const LIST = { type: 'file', operation: 'list' } as const;
+
+/** js-controller's entries unchanged, as 4.0.2 answered them; a missing folder lists as []. */
+async function listFolder({ params }: RouteRequest, ctx: RequestContext): Promise<unknown> {
+    const objectId = params.objectId;
+    const dirName = params['*'] ?? '';
+    refuseUnsafeNames({ dirName });
+    return adapterCall(ctx.adapter.readDirAsync(objectId, dirName, ctx.callOptions), { objectId, dirName });
+}
+
+export const listTopFolderRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/dir/:objectId',
+    summary: 'List the top folder of a meta object: [{file, stats, isDir, acl, modifiedAt}]',
+    tag: 'file',
+    permission: LIST,
+    handler: listFolder,
+});
+
+export const listFolderRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/dir/:objectId/*',
+    wildcard: 'dirName',
+    summary: 'List a folder of a meta object (the path may contain /): [{file, stats, isDir, acl, modifiedAt}]',
+    tag: 'file',
+    permission: LIST,
+    handler: listFolder,
+});

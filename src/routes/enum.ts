@@ -1,0 +1,30 @@
+import { adapterCall } from '../lib/adapter-errors';
+import { defineRoute } from '../route';
+
+const READ = { type: 'object', operation: 'read' } as const;
+
+export const listEnumsRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/enum',
+    summary: 'Every enum by category: {"enum.rooms": {"enum.rooms.kitchen": {...}}, ...}',
+    tag: 'enum',
+    permission: READ,
+    async handler(_req, ctx) {
+        // js-controller's view needs the object list right of the caller
+        return (await adapterCall(ctx.adapter.getEnumsAsync('', ctx.callOptions))) ?? {};
+    },
+});
+
+export const readEnumRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/enum/:enumId',
+    summary: 'The enums of one category (e.g. rooms), nested ones included: [{_id, common}]',
+    tag: 'enum',
+    permission: READ,
+    async handler({ params }, ctx) {
+        // `rooms` as in 4.0.2; `enum.rooms` is accepted too
+        const category = `enum.${params.enumId.replace(/^enum\./, '')}.`;
+        const view = await adapterCall(ctx.adapter.getObjectViewAsync('system', 'enum', { startkey: category, endkey: `${category}\u9999` }, ctx.callOptions));
+        return (view?.rows ?? []).map(row => ({ _id: row.id, common: (row.value as ioBroker.Object | null)?.common }));
+    },
+});

@@ -1,0 +1,64 @@
+import { HttpError } from '../http-error';
+import { adapterCall } from '../lib/adapter-errors';
+import { readStoredFile, refuseUnsafeNames, unlinkRecursive } from '../lib/files';
+import { defineRoute, type RouteRequest } from '../route';
+import { Reply } from '../send';
+
+const PATH = '/v1/file/:objectId/*';
+
+/** The meta object id and the file name; find-my-way has decoded `%2F` in the name already. */
+function fileOf({ params }: RouteRequest): { objectId: string; fileName: string } {
+    const fileName = params['*'];
+    refuseUnsafeNames({ fileName });
+    return { objectId: params.objectId, fileName };
+}
+
+export const readFileRoute = defineRoute({
+    method: 'GET',
+    path: PATH,
+    wildcard: 'fileName',
+    summary: 'Download a file of a meta object (raw bytes, Content-Type from the stored type); the name may contain /',
+    tag: 'file',
+    permission: { type: 'file', operation: 'read' },
+    async handler(req, ctx) {
+        const { objectId, fileName } = fileOf(req);
+        const file = await adapterCall(readStoredFile(ctx, objectId, fileName), { objectId, fileName });
+        // text comes back from js-controller as a string; 4.0.2 (Express) sent it as UTF-8
+        const type = typeof file.data === 'string' ? `${file.mimeType}; charset=utf-8` : file.mimeType;
+        return Reply.bytes(file.data, type);
+    },
+});
+
+export const writeFileRoute = defineRoute({
+    method: 'POST',
+    path: PATH,
+    wildcard: 'fileName',
+    summary: 'Upload a file: multipart/form-data with the field "file", or the raw bytes as body; creates or overwrites it',
+    tag: 'file',
+    permission: { type: 'file', operation: 'write' },
+    body: 'upload',
+    async handler(req, ctx) {
+        const { objectId, fileName } = fileOf(req);
+        if (!Buffer.isBuffer(req.body)) {
+            throw new HttpError('INVALID_PARAMS', 'No file provided.');
+        }
+        await adapterCall(ctx.adapter.writeFileAsync(objectId, fileName, req.body, ctx.callOptions), { objectId, fileName });
+        return { success: true };
+    },
+});
+
+export const deleteFileRoute = defineRoute({
+    method: 'DELETE',
+    path: PATH,
+    wildcard: 'fileName',
+    summary: 'Delete a file, or a folder with everything in it',
+    tag: 'file',
+    permission: { type: 'file', operation: 'delete' },
+    async handler(req, ctx) {
+        const { objectId, fileName } = fileOf(req);
+        if (!(await adapterCall(unlinkRecursive(ctx, objectId, fileName), { objectId, fileName }))) {
+            throw new HttpError('NOT_FOUND', 'Not exists', { objectId, fileName });
+        }
+        return { success: true };
+    },
+});

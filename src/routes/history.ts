@@ -1,0 +1,133 @@
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../http-error';
+import { adapterCall } from '../lib/adapter-errors';
+import { AGGREGATES, historyOptions, historyState, readHistory, storeState } from '../lib/history';
+import { convertBodyValue, convertText } from '../lib/state-value';
+import { paramsError } from '../parse-params';
+import type { RequestContext } from '../request-context';
+import { defineRoute } from '../route';
+
+const SENDTO = { type: 'other', operation: 'sendto' } as const;
+
+const num = (description: string) => Type.Optional(Type.Number({ description }));
+const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
+
+const historyQuery = Type.Object({
+    start: num('Start time in ms (default: one week ago, unless count is given)'),
+    end: num('End time in ms (default: now + 5000 s)'),
+    count: num('Number of values'),
+    limit: num('Largest number of values'),
+    step: num('Interval in ms for aggregation'),
+    aggregate: Type.Optional(Type.Union(AGGREGATES.map(a => Type.Literal(a)), { description: 'Aggregation (default none)' })),
+    percentile: num('Percentile (0-100) for aggregate=percentile'),
+    quantile: num('Quantile (0-1) for aggregate=quantile'),
+    integralUnit: Type.Optional(Type.String({ description: 'Unit in seconds for aggregate=integral' })),
+    integralInterpolation: Type.Optional(Type.String({ description: 'linear or none, for aggregate=integral' })),
+    from: flag('Add the from field'),
+    ack: flag('Add the ack field'),
+    q: flag('Add the q field'),
+    addId: flag('Add the id field'),
+    ignoreNull: flag('Leave out null values'),
+    removeBorderValues: flag('Leave out the values just outside start and end'),
+    returnNewestEntries: flag('With count: the newest values instead of the oldest'),
+    instance: Type.Optional(Type.String({ description: 'History instance (default: the configured dataSource or the system default)' })),
+});
+
+function bodyObject(body: unknown): Record<string, unknown> {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+        throw new HttpError('INVALID_PARAMS', 'The body must be a JSON object');
+    }
+    return body as Record<string, unknown>;
+}
+
+function requireId(body: Record<string, unknown>, expected: string[]): string {
+    if (typeof body.id !== 'string' || !body.id) {
+        throw paramsError([{ param: 'id', problem: 'required' }], expected);
+    }
+    return body.id;
+}
+
+async function historyValues(ctx: RequestContext, id: string, raw: Record<string, unknown>): Promise<unknown[]> {
+    const answer = await adapterCall(readHistory(ctx, id, historyOptions(raw)), { id });
+    if (answer.error) {
+        throw new HttpError('BAD_GATEWAY', String(answer.error), { id });
+    }
+    return answer.result ?? [];
+}
+
+export const getHistoryRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/getHistory/:stateId',
+    summary: 'Values of a state from the history instance: [{val, ts, ...}]',
+    tag: 'history',
+    permission: SENDTO,
+    query: historyQuery,
+    handler: ({ params, query }, ctx) => historyValues(ctx, params.stateId, query),
+});
+
+export const postHistoryRoute = defineRoute({
+    method: 'POST',
+    path: '/v1/getHistory',
+    summary: 'Values of a state from the history instance, for a JSON body {id, options}',
+    tag: 'history',
+    permission: SENDTO,
+    body: 'json',
+    requestBody: Type.Object({ id: Type.String(), options: Type.Optional(historyQuery) }),
+    async handler({ body }, ctx) {
+        const request = bodyObject(body);
+        const id = requireId(request, ['id', 'options']);
+        return historyValues(ctx, id, request.options ? bodyObject(request.options) : {});
+    },
+});
+
+const stateCommon = (obj: ioBroker.Object | null | undefined): ioBroker.StateCommon | undefined =>
+    obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
+
+export const addHistoryRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/addHistory/:stateId',
+    summary: 'Store one value in the history instance; val is converted by the state type',
+    tag: 'history',
+    permission: SENDTO,
+    query: Type.Object({
+        val: Type.String({ description: 'The value' }),
+        ts: num('Time in ms (default now)'),
+        ack: flag('Acknowledged'),
+        q: num('Quality'),
+        from: Type.Optional(Type.String({ description: 'Source, e.g. system.adapter.x.0' })),
+    }),
+    async handler({ params, query }, ctx) {
+        const id = params.stateId;
+        const common = stateCommon(await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), { stateId: id }));
+        if (!common?.type) {
+            throw new HttpError('NOT_FOUND', 'State not found', { stateId: id });
+        }
+        if (query.val === undefined || query.val === null) {
+            throw paramsError([{ param: 'val', problem: 'required' }], ['val', 'ts', 'ack', 'q', 'from']);
+        }
+        return adapterCall(storeState(ctx, id, historyState(query, convertText(query.val, common.type, id))), { id });
+    },
+});
+
+export const postAddHistoryRoute = defineRoute({
+    method: 'POST',
+    path: '/v1/addHistory',
+    summary: 'Store one value in the history instance, for a JSON body {id, state: {val, ts, ack, q, from}}',
+    tag: 'history',
+    permission: SENDTO,
+    body: 'json',
+    requestBody: Type.Object({
+        id: Type.String(),
+        state: Type.Object({ val: Type.Unknown(), ts: Type.Optional(Type.Number()), ack: Type.Optional(Type.Boolean()), q: Type.Optional(Type.Number()), from: Type.Optional(Type.String()) }),
+    }),
+    async handler({ body }, ctx) {
+        const request = bodyObject(body);
+        const id = requireId(request, ['id', 'state']);
+        const state = request.state && typeof request.state === 'object' ? (request.state as Record<string, unknown>) : undefined;
+        if (!state || !('val' in state)) {
+            throw paramsError([{ param: 'state', problem: 'must be an object with val' }], ['id', 'state']);
+        }
+        const common = stateCommon(await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), { id }));
+        return adapterCall(storeState(ctx, id, historyState(state, convertBodyValue(state.val, common?.type, id))), { id });
+    },
+});

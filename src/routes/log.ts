@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../http-error';
+import { refuseUnsafeNames } from '../lib/files';
+import { listLogFiles, readHostLogFile, readLocalLogFile } from '../lib/log-files';
+import { logFileReply } from '../lib/log-page';
+import type { RequestContext } from '../request-context';
+import { defineRoute } from '../route';
+
+// log files can hold anything an adapter logged, so they need what the readLogs command needs
+const EXECUTE = { type: 'other', operation: 'execute' } as const;
+
+/** `<host>/<transport>/<file>` is asked from that host's js-controller; `<transport>/<file path>` is read here. */
+function readLogFile(ctx: RequestContext, name: string): Promise<Buffer | undefined> {
+    const parts = name.split('/');
+    if (parts.some(part => !part)) {
+        return Promise.resolve(undefined);
+    }
+    if (parts.length === 3) {
+        return readHostLogFile(ctx, parts[0], parts[1], parts[2]);
+    }
+    return parts.length > 1 ? readLocalLogFile(parts[0], parts.slice(1).join('/')) : Promise.resolve(undefined);
+}
+
+export const listLogsRoute = defineRoute({
+    method: 'GET',
+    path: '/log',
+    summary: 'The log files as [{fileName, size}]; each opens at /<fileName>',
+    tag: 'log',
+    permission: EXECUTE,
+    query: Type.Object({ host: Type.Optional(Type.String({ description: 'Host name (default: the host of this instance)' })) }),
+    handler: ({ query }, ctx) => listLogFiles(ctx, query.host || ctx.adapter.host || ''),
+});
+
+export const readLogRoute = defineRoute({
+    method: 'GET',
+    path: '/log/*',
+    wildcard: 'logFile',
+    summary: 'A log file as an HTML page: <transport>/<file> of this machine or <host>/<transport>/<file> of a host',
+    tag: 'log',
+    permission: EXECUTE,
+    async handler({ params }, ctx) {
+        const logFile = params['*'];
+        refuseUnsafeNames({ logFile });
+        const data = await readLogFile(ctx, logFile);
+        if (!data) {
+            throw new HttpError('NOT_FOUND', `File ${logFile} not found`);
+        }
+        return logFileReply(logFile, data);
+    },
+});

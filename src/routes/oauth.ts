@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import { credentialsOf } from '../auth/authenticate';
+import { issueTokens, refreshTokens, revokeToken, REFRESH_TTL_SECONDS, type TokenAnswer } from '../auth/tokens';
+import { HttpError } from '../http-error';
+import { defineRoute, type Route, type RouteRequest } from '../route';
+import type { RequestContext } from '../request-context';
+import { Reply } from '../send';
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** RFC 6749 error members, plus the `name`/`message`/`statusCode` members 4.0.2 clients read. */
+function oauthError(status: number, error: string, description: string): Reply {
+    return Reply.json({ error, error_description: description, name: error, message: description, statusCode: status }, status, NO_STORE);
+}
+
+function cookie(token: string, ctx: RequestContext, maxAge?: number): string {
+    const parts = [`access_token=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Strict'];
+    if (maxAge !== undefined) {
+        parts.push(`Max-Age=${maxAge}`);
+    }
+    if (ctx.app.config.secure) {
+        parts.push('Secure');
+    }
+    return parts.join('; ');
+}
+
+function params(req: RouteRequest): Record<string, string> {
+    const merged: Record<string, unknown> = { ...req.query, ...((req.body as Record<string, unknown>) ?? {}) };
+    return Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]));
+}
+
+async function token(req: RouteRequest, ctx: RequestContext): Promise<Reply> {
+    const p = params(req);
+    const ttl = ctx.app.config.ttl;
+    let answer: TokenAnswer | null;
+    if (p.grant_type === 'password') {
+        if (!p.username || !p.password) {
+            return oauthError(400, 'invalid_request', 'Missing parameter: `username` and `password` are required');
+        }
+        try {
+            const user = await ctx.app.credentials.check(p.username, p.password, req.remoteAddress);
+            answer = await issueTokens(ctx.adapter, user, ttl);
+        } catch (err) {
+            if (err instanceof HttpError && err.status === 401) {
+                return oauthError(400, 'invalid_grant', 'Invalid grant: user credentials are invalid');
+            }
+            throw err;
+        }
+    } else if (p.grant_type === 'refresh_token') {
+        answer = await refreshTokens(ctx.adapter, p.refresh_token, ttl);
+        if (!answer) {
+            return oauthError(400, 'invalid_grant', 'Invalid grant: refresh token is invalid');
+        }
+    } else {
+        return oauthError(400, 'unsupported_grant_type', 'Unsupported grant type: `grant_type` must be password or refresh_token');
+    }
+    const maxAge = p.stayloggedin === 'true' ? REFRESH_TTL_SECONDS : undefined;
+    return Reply.json(answer, 200, { ...NO_STORE, 'Set-Cookie': cookie(answer.access_token, ctx, maxAge) });
+}
+
+function cookieToken(req: RouteRequest): string | undefined {
+    return /(?:^|;\s*)access_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+}
+
+const oauthRoute = (method: Route['method'], path: string, summary: string, handler: Route['handler'], extra: Partial<Route> = {}): Route =>
+    defineRoute({ method, path, summary, tag: 'auth', permission: null, public: true, handler, ...extra });
+
+const tokenQuery = Type.Object({
+    grant_type: Type.Union([Type.Literal('password'), Type.Literal('refresh_token')]),
+    username: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String({ format: 'password' })),
+    refresh_token: Type.Optional(Type.String()),
+    stayloggedin: Type.Optional(Type.Boolean({ description: 'The cookie outlives the browser session' })),
+});
+
+/** OAuth2 password and refresh grants, RFC 7009 revocation and logout; present only while `auth` is on. */
+export const oauthRoutes: Route[] = [
+    oauthRoute('POST', '/oauth/token', 'Get an access and a refresh token (form or JSON body)', token, { body: 'form', requestBody: tokenQuery }),
+    oauthRoute('GET', '/oauth/token', 'Get tokens with query parameters (documented by 4.0.2; prefer POST)', token, { query: tokenQuery }),
+    oauthRoute(
+        'POST',
+        '/oauth/revoke',
+        'Revoke an access or refresh token and its partner (RFC 7009: always 200)',
+        async (req, ctx) => {
+            const { token: value } = params(req);
+            if (value) {
+                await revokeToken(ctx.adapter, value);
+            }
+            return Reply.json({}, 200, NO_STORE);
+        },
+        { body: 'form', requestBody: Type.Object({ token: Type.String(), token_type_hint: Type.Optional(Type.String()) }) },
+    ),
+    ...(['GET', 'POST'] as const).map(method =>
+        oauthRoute(method, '/logout', 'End the login session of the token (cookie, ?token= or Bearer)', async (req, ctx) => {
+            const value = req.query.token || cookieToken(req) || credentialsOf(req.headers, {}).token;
+            if (value) {
+                await revokeToken(ctx.adapter, value);
+            }
+            return Reply.json({ result: 'OK' }, 200, { ...NO_STORE, 'Set-Cookie': cookie('', ctx, 0) });
+        }),
+    ),
+];

@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../http-error';
+import { adapterCall } from '../lib/adapter-errors';
+import { assertInstanceAlive, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../lib/messaging';
+import { isTrueFlag } from '../query';
+import { defineRoute, type RouteRequest } from '../route';
+import type { RequestContext } from '../request-context';
+import { Reply } from '../send';
+
+const SENDTO = { type: 'other', operation: 'sendto' } as const;
+
+/** `data` from the query, converted as 4.0.2 did: null, booleans, numbers, JSON, else the text. */
+function dataFromText(text: string | null | undefined): unknown {
+    if (text === null || text === undefined || text === 'undefined') {
+        return undefined;
+    }
+    const trimmed = text.trim();
+    if (trimmed === 'null' || trimmed === 'true' || trimmed === 'false' || (trimmed !== '' && Number.isFinite(Number(trimmed)))) {
+        return JSON.parse(trimmed);
+    }
+    if (/^\{[\s\S]*\}$|^\[[\s\S]*\]$/.test(trimmed)) {
+        try {
+            return JSON.parse(trimmed);
+        } catch {
+            return text;
+        }
+    }
+    return text;
+}
+
+interface SendToRequest {
+    message: unknown;
+    data: unknown;
+    timeout: unknown;
+    noResponse: unknown;
+    responseContentType: unknown;
+}
+
+/** Body values win: message and timeout when truthy, the others whenever they are given (4.0.2's precedence). */
+function sendToRequest({ query, body }: RouteRequest): SendToRequest {
+    if (body !== undefined && (!body || typeof body !== 'object' || Array.isArray(body))) {
+        throw new HttpError('INVALID_PARAMS', 'The body must be a JSON object {message, data, timeout, noResponse, responseContentType}');
+    }
+    const b = (body ?? {}) as Partial<SendToRequest>;
+    return {
+        message: b.message || query.message,
+        timeout: b.timeout || query.timeout,
+        data: b.data !== undefined ? b.data : dataFromText(query.data),
+        noResponse: b.noResponse !== undefined ? b.noResponse : query.noResponse,
+        responseContentType: b.responseContentType !== undefined ? b.responseContentType : query.responseContentType,
+    };
+}
+
+async function ask(ctx: RequestContext, instance: string, request: SendToRequest): Promise<unknown> {
+    const timeout = Math.min(Math.max(parseInt(String(request.timeout), 10) || DEFAULT_MESSAGE_TIMEOUT_MS, 1), MAX_MESSAGE_TIMEOUT_MS);
+    try {
+        return await sendToInstance(ctx, instance, String(request.message), request.data, timeout);
+    } catch (err) {
+        if (err instanceof HttpError && err.code === 'TIMEOUT') {
+            throw new HttpError('TIMEOUT_408', 'timeout');
+        }
+        throw err;
+    }
+}
+
+async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> {
+    const request = sendToRequest(req);
+    if (!request.message) {
+        throw new HttpError('INVALID_PARAMS', 'No message provided');
+    }
+    const instance = instanceName(req.params.instance);
+    await adapterCall(assertInstanceAlive(ctx, instance), { instance });
+    if (isTrueFlag(request.noResponse)) {
+        ctx.adapter.sendTo(instance, String(request.message), request.data as ioBroker.MessagePayload);
+        return { result: 'sent' };
+    }
+    const reply = await ask(ctx, instance, request);
+    if (!request.responseContentType) {
+        return Reply.json(reply ?? null);
+    }
+    const answer = (reply ?? {}) as { error?: unknown; result?: unknown };
+    if (answer.error) {
+        throw new HttpError('NOT_IMPLEMENTED', String(answer.error), { instance });
+    }
+    const content = answer.result !== undefined ? answer.result : reply;
+    const type = String(request.responseContentType);
+    return typeof content === 'string' ? Reply.bytes(content, type) : Reply.json(content ?? null, 200, { 'Content-Type': type });
+}
+
+const summary = 'Send a message to an instance and answer its reply (408 on timeout; noResponse: do not wait)';
+
+export const sendToGetRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/sendto/:instance',
+    summary,
+    tag: 'sendto',
+    permission: SENDTO,
+    query: Type.Object({
+        message: Type.String({ description: 'The command of the message, e.g. getHistory' }),
+        data: Type.Optional(Type.String({ description: 'The message data: null, true/false, a number, JSON, or text' })),
+        noResponse: Type.Optional(Type.Boolean({ description: 'Do not wait for a reply; answers {"result":"sent"}' })),
+        timeout: Type.Optional(Type.Integer({ description: `ms to wait for the reply (default ${DEFAULT_MESSAGE_TIMEOUT_MS}, max ${MAX_MESSAGE_TIMEOUT_MS})` })),
+        responseContentType: Type.Optional(Type.String({ description: 'Answer the reply\'s result with this Content-Type; 501 when the reply has an error' })),
+    }),
+    handler: sendTo,
+});
+
+export const sendToPostRoute = defineRoute({
+    method: 'POST',
+    path: '/v1/sendto/:instance',
+    summary: `${summary}; parameters as a JSON body, data of any JSON type`,
+    tag: 'sendto',
+    permission: SENDTO,
+    body: 'json',
+    requestBody: Type.Object({
+        message: Type.String(),
+        data: Type.Optional(Type.Unknown()),
+        noResponse: Type.Optional(Type.Boolean()),
+        timeout: Type.Optional(Type.Integer()),
+        responseContentType: Type.Optional(Type.String()),
+    }),
+    handler: sendTo,
+});

@@ -1,0 +1,109 @@
+/*
+ * Every documented route and command against every kind of caller, on HTTP and on HTTPS:
+ * one authentication pipeline, the 4.0.2 bodies, and the ACL for a user without rights.
+ */
+import t, { type Test } from 'tap';
+import { startIobroker, type IobFixture } from '../support/iobroker';
+import { basic, rawRequest } from '../support/raw-request';
+
+const SAMPLE: Record<string, string> = {
+    stateId: 'system.adapter.rest-api.0.alive',
+    objectId: '0_userdata.0.matrix',
+    enumId: 'rooms',
+    instance: 'nothing.0',
+    file: 'matrix.txt',
+    dirName: 'matrix',
+    logFile: 'file1/none.log',
+};
+
+interface Operation {
+    method: string;
+    path: string;
+    needsRight: boolean;
+}
+
+function operations(doc: { paths: Record<string, Record<string, { 'x-permission'?: unknown; tags?: string[] }>> }): Operation[] {
+    const ops: Operation[] = [];
+    for (const [template, methods] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(methods)) {
+            if (op.tags?.includes('auth') || template === '/name') {
+                continue;
+            }
+            const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(SAMPLE[name] ?? 'x'));
+            ops.push({ method: method.toUpperCase(), path, needsRight: !!op['x-permission'] && op['x-permission'] !== 'none' });
+        }
+    }
+    return ops;
+}
+
+let address = 0;
+/** Every wrong password comes from another loopback address, so damping does not blur the answers. */
+function nextAddress(): string {
+    address++;
+    return `127.0.${Math.floor(address / 250) + 1}.${(address % 250) + 1}`;
+}
+
+async function matrix(t: Test, iob: IobFixture): Promise<void> {
+    const doc = (await iob.request('/api-docs/openapi.json', { headers: basic('admin', 'iobroker') })).json;
+    const ops = operations(doc);
+    t.ok(ops.length > 100, `${ops.length} operations`);
+    const call = (op: Operation, headers: Record<string, string>, localAddress?: string) =>
+        rawRequest(iob.baseUrl + op.path, {
+            method: op.method,
+            headers: { 'Content-Type': 'application/json', ...headers },
+            body: op.method === 'GET' || op.method === 'DELETE' ? undefined : '{}',
+            localAddress,
+        });
+    for (const op of ops) {
+        const name = `${op.method} ${op.path}`;
+        let res = await call(op, {});
+        t.same([res.status, res.json], [401, { error: 'User is required' }], `${name}: no credentials`);
+        res = await call(op, basic('admin', 'wrong'), nextAddress());
+        t.same([res.status, res.json], [401, { error: 'Invalid password or user name: system.user.admin' }], `${name}: wrong password`);
+        res = await call(op, basic('ghost', 'x'), nextAddress());
+        t.equal(res.status, 401, `${name}: unknown user`);
+        res = await call(op, basic('sleeper', 'secret'), nextAddress());
+        t.equal(res.status, 401, `${name}: disabled user`);
+        res = await call(op, { Authorization: 'Bearer 0123456789abcdef0123456789abcdef01234567' });
+        t.same([res.status, res.json], [401, { error: 'Invalid access token: undefined' }], `${name}: unknown token`);
+        res = await call(op, basic('nobody', 'secret'));
+        if (op.needsRight) {
+            t.same([res.status, res.json?.error], [403, 'permissionError'], `${name}: user without rights`);
+        } else {
+            t.not(res.status, 403, `${name}: needs no right`);
+        }
+        res = await call(op, basic('admin', 'iobroker'));
+        t.ok(res.status !== 401 && res.status !== 403, `${name}: admin passes (${res.status})`);
+        t.notMatch(res.text, /\n\s+at .+:\d+:\d+/, `${name}: no stack trace`);
+    }
+    const name = await rawRequest(`${iob.baseUrl}/name`);
+    t.equal(name.status, 200, '/name needs no credentials');
+    const preflight = await rawRequest(`${iob.baseUrl}/v1/state/x`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://dash.example', 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Headers': 'authorization,content-type' },
+    });
+    t.equal(preflight.status, 204, 'CORS preflights need no credentials');
+    t.equal(preflight.headers['access-control-allow-headers'], 'authorization,content-type');
+}
+
+let iob: IobFixture;
+t.before(async () => {
+    iob = await startIobroker({ native: { auth: true } });
+    await iob.createUser('nobody', {});
+    await iob.createUser('sleeper', { state: { read: true } });
+    const sleeper = await iob.storage.objects.getObjectAsync('system.user.sleeper');
+    sleeper.common.enabled = false;
+    await iob.storage.objects.setObjectAsync('system.user.sleeper', sleeper);
+});
+t.teardown(() => iob?.stop());
+
+t.test('over HTTP', async t => {
+    t.equal(new URL(iob.baseUrl).protocol, 'http:');
+    await matrix(t, iob);
+});
+
+t.test('over HTTPS, the same pipeline and the same bodies', async t => {
+    await iob.restart({ secure: true });
+    t.equal(new URL(iob.baseUrl).protocol, 'https:');
+    await matrix(t, iob);
+});

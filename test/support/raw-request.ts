@@ -1,0 +1,40 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { HttpAnswer } from './iobroker';
+
+export interface RawOptions {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    /** Another loopback address (127.x.y.z) as the client's, e.g. to look like another machine. */
+    localAddress?: string;
+}
+
+/** node:http(s) directly: a chosen client address and self-signed certificates, which fetch cannot do. */
+export function rawRequest(url: string, { method = 'GET', headers = {}, body, localAddress }: RawOptions = {}): Promise<HttpAnswer> {
+    const target = new URL(url);
+    const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+        const req = request(target, { method, headers, localAddress, rejectUnauthorized: false, agent: false }, res => {
+            const chunks: Buffer[] = [];
+            res.on('data', c => chunks.push(c));
+            res.on('end', () => {
+                const text = Buffer.concat(chunks).toString('utf8');
+                let json: unknown;
+                try {
+                    json = JSON.parse(text);
+                } catch {
+                    json = undefined;
+                }
+                const flat = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+                resolve({ status: res.statusCode ?? 0, headers: flat, text, json });
+            });
+        });
+        req.on('error', reject);
+        req.end(body);
+    });
+}
+
+export function basic(user: string, password: string): Record<string, string> {
+    return { Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
+}
