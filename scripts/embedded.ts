@@ -104,13 +104,13 @@ async function main(): Promise<void> {
     process.on('SIGTERM', () => void shutdown());
 
     spawnAdapter();
+    const host = instance.native.bind === '0.0.0.0' ? '127.0.0.1' : instance.native.bind;
+    const protocol = instance.native.secure ? 'https' : 'http';
+    console.log(`[launcher] rest-api starting on ${protocol}://${host}:${instance.native.port}/ (data: ${dataDir}); Ctrl-C stops`);
     if (seeding) {
         await seeding;
         console.log(`[launcher] new data directory ${dataDir} set up`);
     }
-    const host = instance.native.bind === '0.0.0.0' ? '127.0.0.1' : instance.native.bind;
-    const protocol = instance.native.secure ? 'https' : 'http';
-    console.log(`[launcher] rest-api starting on ${protocol}://${host}:${instance.native.port}/ (data: ${dataDir}); Ctrl-C stops`);
 }
 
 main().catch(err => {

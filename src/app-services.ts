@@ -2,6 +2,9 @@ import type { AclCache } from './acl';
 import type { CredentialChecker } from './auth/credentials';
 import type { Command } from './command';
 import type { Config } from './config';
+import type { HookRegistry } from './events/hook-registry';
+import type { PollingRegistry } from './events/polling';
+import type { SseRegistry } from './events/sse';
 import type { ChangeFeed } from './lib/change-feed';
 import type { NameIndex } from './lib/name-index';
 
@@ -17,6 +20,10 @@ export interface AppServices {
     acls: AclCache;
     credentials: CredentialChecker;
     feed: ChangeFeed;
+    polling: PollingRegistry;
+    hooks: HookRegistry;
+    /** Server-sent event streams of `/v1/events`. */
+    sse: SseRegistry;
     names: NameIndex;
     /** Commands served under `/v1/command`, after `noCommands` / `noAdminCommands`. */
     commands: ReadonlyMap<string, Command>;

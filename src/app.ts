@@ -34,6 +34,17 @@ function readRouteBody(req: IncomingMessage, route: Route, limit: number): Promi
     }
 }
 
+/** Aborted when the response is closed before it was finished: the client went away. */
+function abortOnClose(res: ServerResponse): AbortSignal {
+    const controller = new AbortController();
+    res.once('close', () => {
+        if (!res.writableFinished) {
+            controller.abort();
+        }
+    });
+    return controller.signal;
+}
+
 function withChallenge(err: unknown, route: Route): unknown {
     if (route.challenge && err instanceof HttpError && err.status === 401) {
         return new HttpError(err.code, err.message, err.context, err.status, { 'WWW-Authenticate': 'Basic realm="ioBroker REST API", charset="UTF-8"' });
@@ -101,7 +112,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         const body = await readRouteBody(req, route, services.config.bodyLimit);
         const params = match.params as Record<string, string>;
-        const result = await route.handler({ params, query, body, headers: req.headers, remoteAddress: clientAddress(req) }, ctx);
+        const result = await route.handler({ params, query, body, headers: req.headers, remoteAddress: clientAddress(req), signal: route.waits ? abortOnClose(res) : undefined }, ctx);
         send(req, res, result instanceof Reply ? result : Reply.json(result));
     }
 

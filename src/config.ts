@@ -25,6 +25,10 @@ export interface Config {
     publicDocs: boolean;
     /** Origins allowed by CORS; empty: every origin, as 4.0.2. */
     corsOrigins: string[];
+    /** Consecutive failed deliveries after which a URL hook is dropped. */
+    hookMaxFailures: number;
+    /** First retry delay of a failed hook delivery in ms (doubles each time). */
+    hookRetryMs: number;
 }
 
 const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -70,6 +74,8 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
         bodyLimit: Math.max(1024, int(native.bodyLimit, DEFAULT_BODY_LIMIT)),
         allowLocalTargets: bool(native.allowLocalTargets),
         publicDocs: bool(native.publicDocs),
+        hookMaxFailures: Math.max(1, int(native.hookMaxFailures, 10)),
+        hookRetryMs: Math.max(10, int(native.hookRetryMs, 1000)),
         corsOrigins: str(native.corsOrigins)
             .split(',')
             .map(origin => origin.trim())

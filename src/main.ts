@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import * as utils from '@iobroker/adapter-core';
 import { createApp } from './app';
+import type { AppServices } from './app-services';
 import { normalizeConfig, type Config } from './config';
 import { close, createServer, listen, type Certificates } from './server';
 import { createServices } from './services';
@@ -9,6 +10,7 @@ import { PACKAGE_ROOT } from './static-files';
 
 class RestApi extends utils.Adapter {
     private server: Server | null = null;
+    private services: AppServices | null = null;
     private onChange: { state(id: string, s: ioBroker.State | null | undefined): void; object(id: string, o: ioBroker.Object | null | undefined): void } | null = null;
 
     constructor(options: Partial<utils.AdapterOptions> = {}) {
@@ -29,6 +31,7 @@ class RestApi extends utils.Adapter {
             return;
         }
         const { services, routes } = createServices({ adapter: this, config });
+        this.services = services;
         this.onChange = {
             state: (id, state) => services.feed.emit('state', id, state),
             object: (id, obj) => {
@@ -51,6 +54,8 @@ class RestApi extends utils.Adapter {
             this.server = null;
             return;
         }
+        await services.hooks.restore();
+        services.hooks.startChecks(config.checkInterval);
         if (config.secure) {
             await services.feed.listen('object', 'system.certificates', () => void this.reloadCertificates(config));
         }
@@ -88,7 +93,11 @@ class RestApi extends utils.Adapter {
         this.terminate(utils.EXIT_CODES.ADAPTER_REQUESTED_TERMINATION);
     }
 
+    /** Pending polls, hooks and event streams hear `{disconnect:true}` before the port closes. */
     private async stopServer(): Promise<void> {
+        await this.services?.polling.close().catch(() => undefined);
+        await this.services?.hooks.close().catch(() => undefined);
+        await this.services?.sse.close().catch(() => undefined);
         if (this.server) {
             await close(this.server);
             this.server = null;

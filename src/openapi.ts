@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Command } from './command';
-import type { Route } from './route';
+import type { Route, RouteResponse } from './route';
 
 type Json = Record<string, unknown>;
 
@@ -57,14 +57,23 @@ const UPLOAD_BODY = {
     },
 };
 
+function documentedResponse({ description, content }: RouteResponse): Json {
+    if (!content) {
+        return { description };
+    }
+    const media = Object.entries(content).map(([type, schema]) => [type, { schema: plain(schema) }]);
+    return { description, content: Object.fromEntries(media) };
+}
+
 function routeOperation(route: Route): Json {
+    const documented = Object.entries(route.responses ?? {}).map(([status, response]) => [status, documentedResponse(response)]);
     const path = namedPath(route);
     const op: Json = {
         summary: route.summary,
         tags: [route.tag],
         operationId: `${route.method.toLowerCase()}${path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
         parameters: [...pathParameters(path), ...queryParameters(route.query)],
-        responses: { '200': { description: 'Success' }, default: ERROR_RESPONSE },
+        responses: { '200': { description: 'Success' }, ...Object.fromEntries(documented), default: ERROR_RESPONSE },
     };
     if (route.permission) {
         op['x-permission'] = route.permission;
@@ -157,6 +166,7 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             { name: 'history', description: 'Values of the history instance' },
             { name: 'sendto', description: 'Messages to adapter instances' },
             { name: 'log', description: 'Log files of the hosts' },
+            { name: 'events', description: 'Change notifications as server-sent events' },
             { name: 'other', description: 'Instance information' },
         ],
         paths,

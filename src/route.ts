@@ -13,6 +13,14 @@ export interface RouteRequest {
     headers: IncomingHttpHeaders;
     /** The client's address, e.g. for damping password guessing. */
     remoteAddress: string;
+    /** Aborted when the client goes away; only for routes marked `waits`. */
+    signal?: AbortSignal;
+}
+
+/** A documented answer: its media types, each with the schema of the body. */
+export interface RouteResponse {
+    description: string;
+    content?: Record<string, TSchema>;
 }
 
 /** A REST resource route; listed explicitly in `routes/index.ts` because its URL is public API. */
@@ -34,6 +42,8 @@ export interface Route {
     /** Query parameters, for the docs; path parameters come from the path itself. */
     query?: TObject;
     requestBody?: TSchema;
+    /** Answers by status for the docs, beyond the generic success and error answers. */
+    responses?: Record<string, RouteResponse>;
     /** Kept out of the OpenAPI document (docs assets, redirects). */
     hidden?: boolean;
     /**
@@ -41,6 +51,8 @@ export interface Route {
      * person opens in a browser (the docs document), never for API calls.
      */
     challenge?: boolean;
+    /** The answer may take long (long polling, event streams): the handler gets an abort signal. */
+    waits?: boolean;
     handler(req: RouteRequest, ctx: RequestContext): Promise<unknown>;
 }
 

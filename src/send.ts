@@ -1,13 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toErrorBody } from './http-error';
 
+/** The writing end of a streamed answer (server-sent events). */
+export interface StreamWriter {
+    write(chunk: string): void;
+    end(chunk?: string): void;
+    /** Bytes written but not yet taken by the client, to give up on a reader that falls behind. */
+    buffered(): number;
+    /** Aborted when the client went away; already aborted when there is no body to write (HEAD). */
+    signal: AbortSignal;
+}
+
+interface StreamBody {
+    start(out: StreamWriter): void;
+    signal: AbortSignal;
+}
+
 /** What a route handler may return besides a plain JSON-able value. */
 export class Reply {
     constructor(
         readonly status: number,
         readonly body: unknown,
-        /** `json` serialises the body; `text` and `bytes` send it as given. */
-        readonly kind: 'json' | 'text' | 'bytes' | 'empty',
+        /** `json` serialises the body; `text` and `bytes` send it as given; `stream` writes over time. */
+        readonly kind: 'json' | 'text' | 'bytes' | 'empty' | 'stream',
         readonly headers: Record<string, string> = {},
     ) {}
 
@@ -26,12 +41,21 @@ export class Reply {
     static redirect(location: string, status = 302): Reply {
         return new Reply(status, undefined, 'empty', { Location: location });
     }
+
+    /** `start` runs exactly once: after the headers went out, or with an aborted signal when no body can follow. */
+    static stream(start: (out: StreamWriter) => void, signal: AbortSignal, headers: Record<string, string>): Reply {
+        const body: StreamBody = { start, signal };
+        return new Reply(200, body, 'stream', headers);
+    }
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The only place that writes response bodies. */
 export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+    if (reply.kind === 'stream') {
+        return sendStream(req, res, reply);
+    }
     if (res.headersSent || res.destroyed) {
         return;
     }
@@ -46,6 +70,34 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     headers['Content-Length'] = payload === undefined ? 0 : Buffer.byteLength(payload);
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+    const { start, signal } = reply.body as StreamBody;
+    const writable = !res.headersSent && !res.destroyed;
+    if (writable) {
+        res.writeHead(reply.status, reply.headers);
+        if (req.method === 'HEAD') {
+            res.end();
+        } else {
+            res.flushHeaders();
+        }
+    }
+    // the stream is always told: it owns resources (subscriptions, timers) that only it can release
+    start({
+        write: chunk => {
+            if (!res.writableEnded) {
+                res.write(chunk);
+            }
+        },
+        end: chunk => {
+            if (!res.writableEnded) {
+                res.end(chunk);
+            }
+        },
+        buffered: () => res.writableLength,
+        signal: writable && req.method !== 'HEAD' ? signal : AbortSignal.abort(),
+    });
 }
 
 export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, extra?: Record<string, unknown>): void {

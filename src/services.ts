@@ -6,6 +6,9 @@ import { CredentialChecker } from './auth/credentials';
 import type { AppServices } from './app-services';
 import type { Command } from './command';
 import type { Config } from './config';
+import { HookRegistry, stateHookStore } from './events/hook-registry';
+import { PollingRegistry } from './events/polling';
+import { SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
 import { NameIndex } from './lib/name-index';
 import { loadCommands } from './load-commands';
@@ -38,6 +41,13 @@ export function createServices({ adapter, config, basePath = '', commands }: Ser
     const served = servedCommands(commands ?? loadCommands(), config);
     precompile(served.values());
     const routes = restRoutes(config);
+    const feed = new ChangeFeed(adapter);
+    const hookSettings = {
+        hookTimeout: config.hookTimeout,
+        allowLocalTargets: config.allowLocalTargets,
+        maxFailures: config.hookMaxFailures,
+        retryBaseMs: config.hookRetryMs,
+    };
     const services: AppServices = {
         adapter,
         config,
@@ -46,7 +56,10 @@ export function createServices({ adapter, config, basePath = '', commands }: Ser
         version: PACKAGE_VERSION,
         acls: new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never),
         credentials: new CredentialChecker(adapter, new BruteForceGuard()),
-        feed: new ChangeFeed(adapter),
+        feed,
+        polling: new PollingRegistry(feed),
+        hooks: new HookRegistry(feed, hookSettings, stateHookStore(adapter)),
+        sse: new SseRegistry(feed),
         names: new NameIndex(async () => {
             const view = await adapter.getObjectViewAsync('system', 'state', {});
             return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));

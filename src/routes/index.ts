@@ -3,14 +3,17 @@ import type { Route } from '../route';
 import { listFolderRoute, listTopFolderRoute } from './dir';
 import { docsRoutes } from './docs';
 import { listEnumsRoute, readEnumRoute } from './enum';
+import { eventStreamRoute } from './events';
 import { deleteFileRoute, readFileRoute, writeFileRoute } from './file';
 import { addHistoryRoute, getHistoryRoute, postAddHistoryRoute, postHistoryRoute } from './history';
 import { listLogsRoute, readLogRoute } from './log';
 import { faviconRoute, nameRoute } from './meta';
 import { oauthRoutes } from './oauth';
+import { pollingRoute } from './polling';
 import { createObjectRoute, deleteObjectRoute, getObjectRoute, listObjectsRoute, updateObjectRoute } from './object';
 import { sendToGetRoute, sendToPostRoute } from './sendto';
 import { listStates, plainState, readState, toggleStateRoute, updateState } from './state';
+import { subscribeRoutes } from './subscribe';
 
 /** Every REST route, listed explicitly: these URLs are public API. */
 export function restRoutes(config: Config): Route[] {
@@ -24,6 +27,8 @@ export function restRoutes(config: Config): Route[] {
         toggleStateRoute,
         plainState,
         listStates,
+        pollingRoute,
+        ...subscribeRoutes,
         getObjectRoute,
         createObjectRoute,
         updateObjectRoute,
@@ -44,5 +49,6 @@ export function restRoutes(config: Config): Route[] {
         listFolderRoute,
         listLogsRoute,
         readLogRoute,
+        eventStreamRoute,
     ];
 }

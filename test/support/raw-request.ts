@@ -14,8 +14,10 @@ export interface RawOptions {
 export function rawRequest(url: string, { method = 'GET', headers = {}, body, localAddress }: RawOptions = {}): Promise<HttpAnswer> {
     const target = new URL(url);
     const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    // Node sends DELETE bodies without a length unless told, which servers rightly refuse
+    const allHeaders = body === undefined ? headers : { 'Content-Length': String(Buffer.byteLength(body)), ...headers };
     return new Promise((resolve, reject) => {
-        const req = request(target, { method, headers, localAddress, rejectUnauthorized: false, agent: false }, res => {
+        const req = request(target, { method, headers: allHeaders, localAddress, rejectUnauthorized: false, agent: false }, res => {
             const chunks: Buffer[] = [];
             res.on('data', c => chunks.push(c));
             res.on('end', () => {

@@ -1,0 +1,49 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { assertTargetAllowed, guardedLookup } from '../lib/target-guard';
+
+export type HookMethod = 'POST' | 'PUT' | 'PATCH' | 'GET';
+
+export interface DeliveryOptions {
+    method: HookMethod;
+    secret?: string;
+    timeoutMs: number;
+    allowLocal: boolean;
+}
+
+/** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; `whsec_` secrets are base64. */
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+    const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8');
+    return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** One HTTP call to a hook; resolves on a status below 400, rejects otherwise. */
+export function deliver(target: string, payload: unknown, options: DeliveryOptions): Promise<void> {
+    const url = new URL(target);
+    assertTargetAllowed(url, options.allowLocal);
+    const body = JSON.stringify(payload);
+    const headers: Record<string, string | number> = { 'User-Agent': 'ioBroker.rest-api' };
+    if (options.method === 'GET') {
+        // a GET has no body: the event travels as the `event` query parameter
+        url.searchParams.set('event', body);
+    } else {
+        headers['Content-Type'] = 'application/json';
+        headers['Content-Length'] = Buffer.byteLength(body);
+    }
+    if (options.secret) {
+        const id = `msg_${randomUUID()}`;
+        const timestamp = Math.floor(Date.now() / 1000);
+        Object.assign(headers, { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(options.secret, id, timestamp, body) });
+    }
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+        const req = request(url, { method: options.method, headers, timeout: options.timeoutMs, lookup: guardedLookup(options.allowLocal) as never, agent: false }, res => {
+            res.resume();
+            res.on('end', () => ((res.statusCode ?? 500) < 400 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+        });
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.on('error', reject);
+        req.end(options.method === 'GET' ? undefined : body);
+    });
+}

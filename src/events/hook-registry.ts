@@ -1,0 +1,147 @@
+import { HttpError } from '../http-error';
+import type { ChangeFeed } from '../lib/change-feed';
+import type { HookMethod } from './hook-delivery';
+import { Hook, type HookSettings, type StoredHook } from './hooks';
+
+export interface HookStore {
+    load(): Promise<StoredHook[]>;
+    save(hooks: StoredHook[]): Promise<void>;
+}
+
+/** URL hooks by user and URL, persisted so that they survive a restart, health-checked periodically. */
+export class HookRegistry {
+    private readonly hooks = new Map<string, Hook>();
+    private saveTimer: NodeJS.Timeout | null = null;
+    private checkTimer: NodeJS.Timeout | null = null;
+
+    constructor(
+        private readonly feed: ChangeFeed,
+        private readonly settings: HookSettings,
+        private readonly store: HookStore,
+    ) {}
+
+    private key(user: string, url: string): string {
+        return `${user}\u0000${url}`;
+    }
+
+    get(user: string, url: string): Hook | undefined {
+        return this.hooks.get(this.key(user, url));
+    }
+
+    /** A new URL is checked with `{test:true}` first, as 4.0.2 did. */
+    async register(user: string, url: string, method: HookMethod, secret: string | undefined): Promise<Hook> {
+        const existing = this.get(user, url);
+        if (existing) {
+            return existing;
+        }
+        const hook = this.create(user, url, method, secret);
+        try {
+            await hook.send({ test: true });
+        } catch (err) {
+            hook.close();
+            const reason = err instanceof HttpError ? err.message : 'Cannot validate URL';
+            throw new HttpError(err instanceof HttpError ? err.code : 'INVALID_PARAMS', `No valid answer from URL hook: ${reason}`, { url });
+        }
+        this.hooks.set(this.key(user, url), hook);
+        return hook;
+    }
+
+    /** Call after any change of a hook's subscriptions; a hook without any is dropped. */
+    async changed(hook: Hook): Promise<void> {
+        if (!hook.subscriptions.size) {
+            await this.drop(hook);
+        }
+        this.saveSoon();
+    }
+
+    async drop(hook: Hook): Promise<void> {
+        if (this.hooks.get(this.key(hook.user, hook.url)) === hook) {
+            this.hooks.delete(this.key(hook.user, hook.url));
+        }
+        hook.close();
+        await hook.subscriptions.clear();
+        this.saveSoon();
+    }
+
+    async restore(): Promise<void> {
+        for (const stored of await this.store.load()) {
+            const hook = this.create(stored.user, stored.url, stored.method, stored.secret);
+            this.hooks.set(this.key(stored.user, stored.url), hook);
+            for (const { kind, pattern, filter } of stored.subscriptions) {
+                await hook.subscriptions.add(kind, pattern, filter);
+            }
+        }
+    }
+
+    startChecks(intervalMs: number): void {
+        if (intervalMs > 0) {
+            this.checkTimer = setInterval(() => [...this.hooks.values()].forEach(hook => void hook.check()), intervalMs);
+            this.checkTimer.unref();
+        }
+    }
+
+    get size(): number {
+        return this.hooks.size;
+    }
+
+    /** Tells every receiver `{disconnect:true}`; the subscriptions stay stored for the next start. */
+    async close(): Promise<void> {
+        if (this.checkTimer) {
+            clearInterval(this.checkTimer);
+        }
+        await this.flush();
+        const hooks = [...this.hooks.values()];
+        this.hooks.clear();
+        await Promise.all(hooks.map(hook => hook.send({ disconnect: true }).catch(() => undefined)));
+        for (const hook of hooks) {
+            hook.close();
+            await hook.subscriptions.clear();
+        }
+    }
+
+    private create(user: string, url: string, method: HookMethod, secret: string | undefined): Hook {
+        return new Hook(user, url, method, secret, this.feed, this.settings, dead => void this.drop(dead));
+    }
+
+    private saveSoon(): void {
+        this.saveTimer ??= setTimeout(() => void this.flush(), 200);
+    }
+
+    private async flush(): Promise<void> {
+        if (this.saveTimer) {
+            clearTimeout(this.saveTimer);
+            this.saveTimer = null;
+        }
+        const stored: StoredHook[] = [...this.hooks.values()].map(hook => ({
+            user: hook.user,
+            url: hook.url,
+            method: hook.method,
+            ...(hook.secret ? { secret: hook.secret } : {}),
+            subscriptions: hook.subscriptions.list(),
+        }));
+        await this.store.save(stored).catch(() => undefined);
+    }
+}
+
+/** Hooks are kept in the instance's own state `hooks`, readable by administrators only. */
+export function stateHookStore(adapter: ioBroker.Adapter): HookStore {
+    return {
+        async load() {
+            const state = await adapter.getStateAsync('hooks').catch(() => null);
+            try {
+                return typeof state?.val === 'string' ? (JSON.parse(state.val) as StoredHook[]) : [];
+            } catch {
+                return [];
+            }
+        },
+        async save(hooks) {
+            await adapter.setObjectNotExistsAsync('hooks', {
+                type: 'state',
+                common: { name: 'URL hook subscriptions', type: 'string', role: 'json', read: true, write: false },
+                native: {},
+                acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
+            } as ioBroker.SettableObject);
+            await adapter.setStateAsync('hooks', JSON.stringify(hooks), true);
+        },
+    };
+}

@@ -1,0 +1,136 @@
+import type { ChangeFeed, ChangeKind } from '../lib/change-feed';
+import { deliver, type HookMethod } from './hook-delivery';
+import { SubscriptionSet, type EventBody, type Filter, type Sink } from './hub';
+
+const MAX_QUEUE = 1000;
+const MAX_BACKOFF_MS = 30_000;
+
+export interface HookSettings {
+    hookTimeout: number;
+    allowLocalTargets: boolean;
+    /** Consecutive failed deliveries after which a hook is dropped. */
+    maxFailures: number;
+    /** First retry delay; doubles with every failure, with jitter. */
+    retryBaseMs: number;
+}
+
+type Payload = EventBody | { test: true } | { disconnect: true } | { overflow: true; dropped: number };
+
+/**
+ * One URL hook: its subscriptions and a queue delivered in order, one call at a time, retried with
+ * exponential backoff and jitter. Only consecutive failures count; a success forgives them.
+ */
+export class Hook implements Sink {
+    readonly subscriptions: SubscriptionSet;
+    failures = 0;
+    private readonly queue: Payload[] = [];
+    private dropped = 0;
+    private pumping = false;
+    private closed = false;
+    private retryTimer: NodeJS.Timeout | null = null;
+
+    constructor(
+        readonly user: string,
+        readonly url: string,
+        readonly method: HookMethod,
+        readonly secret: string | undefined,
+        feed: ChangeFeed,
+        private readonly settings: HookSettings,
+        private readonly onDead: (hook: Hook) => void,
+    ) {
+        this.subscriptions = new SubscriptionSet(feed, this);
+    }
+
+    deliver(event: EventBody): void {
+        if (this.closed) {
+            return;
+        }
+        if (this.queue.length >= MAX_QUEUE) {
+            this.queue.shift();
+            this.dropped++;
+        }
+        this.queue.push(event);
+        void this.pump();
+    }
+
+    send(payload: Payload): Promise<void> {
+        return deliver(this.url, payload, {
+            method: this.method,
+            secret: this.secret,
+            timeoutMs: this.settings.hookTimeout,
+            allowLocal: this.settings.allowLocalTargets,
+        });
+    }
+
+    /** Health check: a `{test:true}` call that counts like a delivery. */
+    async check(): Promise<void> {
+        try {
+            await this.send({ test: true });
+            this.failures = 0;
+        } catch {
+            this.failed();
+        }
+    }
+
+    close(): void {
+        this.closed = true;
+        if (this.retryTimer) {
+            clearTimeout(this.retryTimer);
+        }
+    }
+
+    private async pump(): Promise<void> {
+        if (this.pumping || this.retryTimer) {
+            return;
+        }
+        this.pumping = true;
+        try {
+            while (this.queue.length && !this.closed) {
+                if (this.dropped) {
+                    // the receiver learns that events were lost instead of silently missing them
+                    this.queue.unshift({ overflow: true, dropped: this.dropped });
+                    this.dropped = 0;
+                }
+                try {
+                    await this.send(this.queue[0]);
+                    this.queue.shift();
+                    this.failures = 0;
+                } catch {
+                    if (this.failed()) {
+                        this.retryTimer = setTimeout(() => {
+                            this.retryTimer = null;
+                            void this.pump();
+                        }, this.backoff());
+                    }
+                    return;
+                }
+            }
+        } finally {
+            this.pumping = false;
+        }
+    }
+
+    /** Counts a failure; false once the hook is given up. */
+    private failed(): boolean {
+        this.failures++;
+        if (this.failures >= this.settings.maxFailures) {
+            this.close();
+            this.onDead(this);
+            return false;
+        }
+        return true;
+    }
+
+    private backoff(): number {
+        const base = Math.min(MAX_BACKOFF_MS, this.settings.retryBaseMs * 2 ** (this.failures - 1));
+        return Math.round(base * (0.8 + Math.random() * 0.4));
+    }
+}
+
+export interface StoredHook {
+    user: string;
+    url: string;
+    method: HookMethod;
+    secret?: string;
+    subscriptions: Array<{ kind: ChangeKind; pattern: string; filter: Filter }>;
+}

@@ -1,0 +1,115 @@
+import type { ChangeFeed, ChangeKind } from '../lib/change-feed';
+
+/** The event bodies of 4.0.2: `{id, state}` for states, `{id, obj}` for objects (null on deletion). */
+export type EventBody = { id: string; state: ioBroker.State | null } | { id: string; obj: ioBroker.Object | null };
+
+export interface Filter {
+    /** Only changed values. */
+    onchange?: boolean;
+    /** Only when the number moved at least this far from the last reported value. */
+    delta?: number;
+}
+
+export interface Sink {
+    deliver(event: EventBody): void;
+}
+
+/** One pattern of one subscriber, with its own filter memory per id (4.0.2 shared one for a pattern). */
+export class Subscription {
+    private readonly last = new Map<string, unknown>();
+    release: () => Promise<void> = async () => undefined;
+
+    constructor(
+        readonly kind: ChangeKind,
+        readonly pattern: string,
+        readonly filter: Filter,
+        private readonly sink: Sink,
+    ) {}
+
+    remember(id: string, val: unknown): void {
+        this.last.set(id, val);
+    }
+
+    offer(id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
+        if (this.kind === 'object') {
+            this.sink.deliver({ id, obj: (value as ioBroker.Object | null | undefined) ?? null });
+            return;
+        }
+        const state = (value as ioBroker.State | null | undefined) ?? null;
+        if (state && (this.filter.onchange || this.filter.delta !== undefined) && this.suppressed(id, state.val)) {
+            return;
+        }
+        if (state) {
+            this.last.set(id, state.val);
+        } else {
+            this.last.delete(id);
+        }
+        this.sink.deliver({ id, state });
+    }
+
+    private suppressed(id: string, val: unknown): boolean {
+        if (!this.last.has(id)) {
+            return false;
+        }
+        const previous = this.last.get(id);
+        const { delta } = this.filter;
+        if (delta !== undefined && previous !== null && typeof val === 'number' && typeof previous === 'number') {
+            return Math.abs(previous - val) < delta;
+        }
+        return previous === val;
+    }
+}
+
+/** Connects subscriptions to the reference-counted change feed. */
+export async function subscribe(feed: ChangeFeed, sink: Sink, kind: ChangeKind, pattern: string, filter: Filter): Promise<Subscription> {
+    const subscription = new Subscription(kind, pattern, filter, sink);
+    subscription.release = await feed.listen(kind, pattern, (id, value) => subscription.offer(id, value));
+    return subscription;
+}
+
+/** A subscriber's patterns: subscribing the same pattern again replaces its filter. */
+export class SubscriptionSet {
+    private readonly subs = new Map<string, Subscription>();
+
+    constructor(
+        private readonly feed: ChangeFeed,
+        private readonly sink: Sink,
+    ) {}
+
+    async add(kind: ChangeKind, pattern: string, filter: Filter): Promise<Subscription> {
+        const fresh = await subscribe(this.feed, this.sink, kind, pattern, filter);
+        const key = `${kind}:${pattern}`;
+        const old = this.subs.get(key);
+        this.subs.set(key, fresh);
+        await old?.release();
+        return fresh;
+    }
+
+    /** Without a pattern: everything of that kind. */
+    async remove(kind: ChangeKind, pattern?: string): Promise<void> {
+        for (const [key, sub] of [...this.subs]) {
+            if (sub.kind === kind && (pattern === undefined || sub.pattern === pattern)) {
+                this.subs.delete(key);
+                await sub.release();
+            }
+        }
+    }
+
+    list(): Array<{ kind: ChangeKind; pattern: string; filter: Filter }> {
+        return [...this.subs.values()].map(({ kind, pattern, filter }) => ({ kind, pattern, filter }));
+    }
+
+    patterns(kind: ChangeKind): string[] {
+        return [...this.subs.values()].filter(s => s.kind === kind).map(s => s.pattern);
+    }
+
+    get size(): number {
+        return this.subs.size;
+    }
+
+    async clear(): Promise<void> {
+        const all = [...this.subs.values()];
+        this.subs.clear();
+        await Promise.all(all.map(s => s.release()));
+    }
+}

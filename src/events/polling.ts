@@ -1,0 +1,187 @@
+import type { ChangeFeed } from '../lib/change-feed';
+import { SubscriptionSet, type EventBody, type Sink } from './hub';
+
+export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
+const MAX_QUEUE = 1000;
+const GC_INTERVAL_MS = 30_000;
+
+type Answer = EventBody | EventBody[] | { disconnect: true } | { overflow: true; dropped: number } | undefined;
+
+interface Waiter {
+    batch: boolean;
+    resolve(answer: Answer): void;
+}
+
+export function clampTimeout(raw: unknown): number {
+    const ms = parseInt(String(raw ?? ''), 10);
+    return Number.isFinite(ms) ? Math.min(60_000, Math.max(1000, ms)) : DEFAULT_POLL_TIMEOUT_MS;
+}
+
+/**
+ * A long-polling client: a bounded queue of events and any number of waiting polls. Each event goes
+ * to exactly one poll, so concurrent polls on one session lose nothing; an overflow is reported.
+ */
+export class PollingSession implements Sink {
+    readonly subscriptions: SubscriptionSet;
+    timeout = DEFAULT_POLL_TIMEOUT_MS;
+    lastSeen = Date.now();
+    private readonly queue: EventBody[] = [];
+    private dropped = 0;
+    private readonly waiters: Waiter[] = [];
+
+    constructor(
+        readonly user: string,
+        feed: ChangeFeed,
+    ) {
+        this.subscriptions = new SubscriptionSet(feed, this);
+    }
+
+    deliver(event: EventBody): void {
+        const waiter = this.waiters.shift();
+        if (waiter) {
+            waiter.resolve(waiter.batch ? [event] : event);
+            return;
+        }
+        if (this.queue.length >= MAX_QUEUE) {
+            this.queue.shift();
+            this.dropped++;
+        }
+        this.queue.push(event);
+    }
+
+    /** Resolves with queued events at once, or with the next one, or empty after the timeout. */
+    poll(batch: boolean, signal: AbortSignal): Promise<Answer> {
+        this.lastSeen = Date.now();
+        const ready = this.take(batch);
+        if (ready !== undefined) {
+            return Promise.resolve(ready);
+        }
+        return new Promise(resolve => {
+            const waiter: Waiter = {
+                batch,
+                resolve: answer => {
+                    clearTimeout(timer);
+                    signal.removeEventListener('abort', onAbort);
+                    this.lastSeen = Date.now();
+                    resolve(answer);
+                },
+            };
+            const drop = (): void => {
+                const index = this.waiters.indexOf(waiter);
+                if (index !== -1) {
+                    this.waiters.splice(index, 1);
+                }
+            };
+            // a client that went away must not swallow the next event
+            const onAbort = (): void => {
+                drop();
+                clearTimeout(timer);
+                resolve(undefined);
+            };
+            const timer = setTimeout(() => {
+                drop();
+                waiter.resolve(undefined);
+            }, this.timeout);
+            signal.addEventListener('abort', onAbort, { once: true });
+            this.waiters.push(waiter);
+        });
+    }
+
+    private take(batch: boolean): Answer {
+        if (this.dropped) {
+            const overflow = { overflow: true as const, dropped: this.dropped };
+            this.dropped = 0;
+            if (!batch) {
+                return overflow;
+            }
+            return [overflow as unknown as EventBody, ...this.queue.splice(0)];
+        }
+        if (!this.queue.length) {
+            return undefined;
+        }
+        return batch ? this.queue.splice(0) : this.queue.shift();
+    }
+
+    hasWaiters(): boolean {
+        return this.waiters.length > 0;
+    }
+
+    /** Ends every pending poll, e.g. with `{disconnect:true}` on unload. */
+    end(answer: Answer): void {
+        for (const waiter of this.waiters.splice(0)) {
+            waiter.resolve(answer);
+        }
+    }
+}
+
+/** Sessions by user and `sid`: nobody reads another user's session. */
+export class PollingRegistry {
+    private readonly sessions = new Map<string, PollingSession>();
+    private gc: NodeJS.Timeout | null = null;
+
+    constructor(private readonly feed: ChangeFeed) {}
+
+    private key(user: string, sid: string): string {
+        return `${user}\u0000${sid}`;
+    }
+
+    get(user: string, sid: string): PollingSession | undefined {
+        return this.sessions.get(this.key(user, sid));
+    }
+
+    getOrCreate(user: string, sid: string): PollingSession {
+        const key = this.key(user, sid);
+        let session = this.sessions.get(key);
+        if (!session) {
+            session = new PollingSession(user, this.feed);
+            this.sessions.set(key, session);
+            this.startGc();
+        }
+        return session;
+    }
+
+    async remove(user: string, sid: string): Promise<void> {
+        const key = this.key(user, sid);
+        const session = this.sessions.get(key);
+        if (session) {
+            this.sessions.delete(key);
+            session.end(undefined);
+            await session.subscriptions.clear();
+        }
+    }
+
+    get size(): number {
+        return this.sessions.size;
+    }
+
+    /** Silent sessions (no poll for 1.5 × their timeout) are removed with their subscriptions. */
+    async collect(now = Date.now()): Promise<void> {
+        for (const [key, session] of [...this.sessions]) {
+            if (!session.hasWaiters() && now - session.lastSeen > session.timeout * 1.5) {
+                this.sessions.delete(key);
+                await session.subscriptions.clear();
+            }
+        }
+        if (!this.sessions.size && this.gc) {
+            clearInterval(this.gc);
+            this.gc = null;
+        }
+    }
+
+    async close(): Promise<void> {
+        if (this.gc) {
+            clearInterval(this.gc);
+            this.gc = null;
+        }
+        for (const session of this.sessions.values()) {
+            session.end({ disconnect: true });
+            await session.subscriptions.clear();
+        }
+        this.sessions.clear();
+    }
+
+    private startGc(): void {
+        this.gc ??= setInterval(() => void this.collect(), GC_INTERVAL_MS);
+        this.gc.unref();
+    }
+}

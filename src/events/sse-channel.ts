@@ -1,0 +1,131 @@
+import type { ChangeFeed } from '../lib/change-feed';
+import type { StreamWriter } from '../send';
+import { SubscriptionSet, type EventBody, type Sink } from './hub';
+
+export const OVERFLOW_FRAME = 'event: overflow\ndata: {"overflow":true}\n\n';
+export const DISCONNECT_FRAME = 'data: {"disconnect":true}\n\n';
+const PING_FRAME = ': ping\n\n';
+/** A reader this far behind is closed; it reconnects and resumes from the replay buffer. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+/** Besides the count: large objects must not make 200 replay buffers large. */
+const MAX_REPLAY_BYTES = 256 * 1024;
+
+export interface EventPatterns {
+    states: string[];
+    objects: string[];
+}
+
+/** One open response. Frames wait in `pending` until send() hands over the writer. */
+export class SseStream {
+    private out: StreamWriter | null = null;
+    private readonly pending: string[] = [];
+    private heartbeat?: NodeJS.Timeout;
+    private closed = false;
+
+    constructor(
+        private readonly heartbeatMs: number,
+        private readonly onClose: (stream: SseStream) => void,
+    ) {}
+
+    attach(out: StreamWriter): void {
+        if (this.closed) {
+            // closed (adapter unload) before the headers went out: the client still gets what was meant for it
+            out.end(this.pending.splice(0).join(''));
+            return;
+        }
+        if (out.signal.aborted) {
+            this.close();
+            return;
+        }
+        this.out = out;
+        out.signal.addEventListener('abort', () => this.close(), { once: true });
+        this.heartbeat = setInterval(() => this.send(PING_FRAME), this.heartbeatMs);
+        this.send(this.pending.splice(0).join(''));
+    }
+
+    send(frame: string): void {
+        if (this.closed || !frame) {
+            return;
+        }
+        if (!this.out) {
+            this.pending.push(frame);
+            return;
+        }
+        this.out.write(frame);
+        if (this.out.buffered() > MAX_BUFFERED_BYTES) {
+            this.close();
+        }
+    }
+
+    close(lastFrame?: string): void {
+        if (this.closed) {
+            return;
+        }
+        if (lastFrame && !this.out) {
+            this.pending.push(lastFrame);
+        }
+        this.closed = true;
+        clearInterval(this.heartbeat);
+        this.out?.end(lastFrame);
+        this.onClose(this);
+    }
+}
+
+/**
+ * The subscriptions of one user and one set of patterns, shared by that user's streams and kept for
+ * a grace period after the last one closed, so that a reconnecting client can resume.
+ */
+export class SseChannel implements Sink {
+    readonly subscriptions: SubscriptionSet;
+    readonly streams = new Set<SseStream>();
+    /** Settles once js-controller confirmed every pattern. */
+    ready: Promise<void> = Promise.resolve();
+    graceTimer?: NodeJS.Timeout;
+    private seq = 0;
+    /** Events up to this id have left the replay buffer. */
+    private floor = 0;
+    private readonly replay: Array<{ id: number; frame: string }> = [];
+    private replayBytes = 0;
+
+    constructor(
+        readonly user: string,
+        feed: ChangeFeed,
+        private readonly replaySize: number,
+    ) {
+        this.subscriptions = new SubscriptionSet(feed, this);
+    }
+
+    async subscribe({ states, objects }: EventPatterns): Promise<void> {
+        for (const pattern of states) {
+            await this.subscriptions.add('state', pattern, {});
+        }
+        for (const pattern of objects) {
+            await this.subscriptions.add('object', pattern, {});
+        }
+    }
+
+    deliver(event: EventBody): void {
+        const id = ++this.seq;
+        const frame = `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
+        this.replay.push({ id, frame });
+        this.replayBytes += frame.length;
+        while (this.replay.length > this.replaySize || (this.replayBytes > MAX_REPLAY_BYTES && this.replay.length > 1)) {
+            const oldest = this.replay.shift()!;
+            this.floor = oldest.id;
+            this.replayBytes -= oldest.frame.length;
+        }
+        for (const stream of this.streams) {
+            stream.send(frame);
+        }
+    }
+
+    /** What a client that saw `lastId` missed; an overflow frame first when some of it is gone. */
+    missedSince(lastId: number): string[] {
+        // an id this channel never issued (e.g. of an expired channel) means unknown losses too
+        const lost = lastId < this.floor || lastId > this.seq;
+        // ids keep increasing for a client that brings an id of an earlier channel
+        this.seq = Math.max(this.seq, lastId);
+        const frames = this.replay.filter(entry => entry.id > lastId).map(entry => entry.frame);
+        return lost ? [OVERFLOW_FRAME, ...frames] : frames;
+    }
+}

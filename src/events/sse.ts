@@ -1,0 +1,148 @@
+import { HttpError } from '../http-error';
+import type { ChangeFeed } from '../lib/change-feed';
+import type { StreamWriter } from '../send';
+import { DISCONNECT_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
+
+export interface SseLimits {
+    streamsPerUser: number;
+    streamsTotal: number;
+    /** Events kept per channel for resuming. */
+    replaySize: number;
+    /** How long a channel stays subscribed after its last stream closed. */
+    graceMs: number;
+}
+
+const DEFAULT_LIMITS: SseLimits = { streamsPerUser: 10, streamsTotal: 200, replaySize: 500, graceMs: 60_000 };
+
+export interface OpenOptions {
+    heartbeatMs: number;
+    /** From `Last-Event-ID`: replay what came after it. */
+    lastEventId?: number;
+}
+
+function channelKey(user: string, { states, objects }: EventPatterns): string {
+    return [user, states.join(','), objects.join(',')].join('\u0000');
+}
+
+/** Every server-sent event stream of this instance: channels by user and patterns, within fixed limits. */
+export class SseRegistry {
+    private readonly channels = new Map<string, SseChannel>();
+    private closed = false;
+
+    constructor(
+        private readonly feed: ChangeFeed,
+        private readonly limits: SseLimits = DEFAULT_LIMITS,
+    ) {}
+
+    /** Subscribes (or joins the channel) and answers the function that runs the stream once headers are out. */
+    async open(user: string, patterns: EventPatterns, { heartbeatMs, lastEventId }: OpenOptions): Promise<(out: StreamWriter) => void> {
+        this.assertRoom(user);
+        const key = channelKey(user, patterns);
+        let channel = this.channels.get(key);
+        if (!channel) {
+            channel = this.createChannel(key, user);
+            channel.ready = channel.subscribe(patterns);
+        }
+        try {
+            await channel.ready;
+        } catch (err) {
+            this.drop(key, channel);
+            throw err;
+        }
+        if (this.channels.get(key) !== channel) {
+            // evicted or closed while subscribing: release what the subscription added meanwhile
+            this.drop(key, channel);
+            this.assertRoom(user);
+            throw new HttpError('TOO_MANY_REQUESTS', 'Too many event streams');
+        }
+        // checked again: other streams may have opened, or the adapter begun to stop, while we waited
+        this.assertRoom(user);
+        const joined = channel;
+        const stream = new SseStream(heartbeatMs, s => this.leave(key, joined, s));
+        for (const frame of lastEventId === undefined ? [] : channel.missedSince(lastEventId)) {
+            stream.send(frame);
+        }
+        clearTimeout(channel.graceTimer);
+        channel.streams.add(stream);
+        return out => stream.attach(out);
+    }
+
+    /** Number of open streams, of one user or of everyone. */
+    streamCount(user?: string): number {
+        let count = 0;
+        for (const channel of this.channels.values()) {
+            if (user === undefined || channel.user === user) {
+                count += channel.streams.size;
+            }
+        }
+        return count;
+    }
+
+    /** On unload: every stream gets a last `{"disconnect":true}` and is closed. */
+    async close(): Promise<void> {
+        this.closed = true;
+        const channels = [...this.channels.values()];
+        this.channels.clear();
+        for (const channel of channels) {
+            clearTimeout(channel.graceTimer);
+            for (const stream of [...channel.streams]) {
+                stream.close(DISCONNECT_FRAME);
+            }
+        }
+        await Promise.all(channels.map(channel => channel.subscriptions.clear()));
+    }
+
+    private assertRoom(user: string): void {
+        if (this.closed) {
+            throw new HttpError('UNAVAILABLE', 'The adapter is stopping');
+        }
+        if (this.streamCount(user) >= this.limits.streamsPerUser || this.streamCount() >= this.limits.streamsTotal) {
+            throw new HttpError('TOO_MANY_REQUESTS', 'Too many event streams');
+        }
+    }
+
+    private createChannel(key: string, user: string): SseChannel {
+        this.makeRoom(user);
+        const channel = new SseChannel(user, this.feed, this.limits.replaySize);
+        this.channels.set(key, channel);
+        this.startGrace(key, channel);
+        return channel;
+    }
+
+    /** Idle channels only wait for a resume: the oldest gives way before a new one exceeds the limits. */
+    private makeRoom(user: string): void {
+        const all = [...this.channels];
+        const mine = all.filter(([, channel]) => channel.user === user);
+        const crowded = mine.length >= this.limits.streamsPerUser ? mine : all.length >= this.limits.streamsTotal ? all : [];
+        if (!crowded.length) {
+            return;
+        }
+        const idle = crowded.find(([, channel]) => !channel.streams.size);
+        if (!idle) {
+            throw new HttpError('TOO_MANY_REQUESTS', 'Too many event streams');
+        }
+        this.drop(...idle);
+    }
+
+    private leave(key: string, channel: SseChannel, stream: SseStream): void {
+        channel.streams.delete(stream);
+        if (!channel.streams.size && !this.closed) {
+            this.startGrace(key, channel);
+        }
+    }
+
+    private startGrace(key: string, channel: SseChannel): void {
+        clearTimeout(channel.graceTimer);
+        channel.graceTimer = setTimeout(() => !channel.streams.size && this.drop(key, channel), this.limits.graceMs);
+        channel.graceTimer.unref();
+    }
+
+    private drop(key: string, channel: SseChannel): void {
+        clearTimeout(channel.graceTimer);
+        if (this.channels.get(key) === channel) {
+            this.channels.delete(key);
+        }
+        // releasing never rejects (the feed swallows unsubscribe errors); nobody waits for it
+        void channel.subscriptions.clear();
+    }
+}
