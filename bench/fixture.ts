@@ -1,0 +1,54 @@
+/*
+ * The runtime a benchmark measures: embedded js-controller storage and the adapter process, on
+ * loopback ports, in a temporary data dir. The same start-up as `npm start` and the tests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../scripts/embedded-storage';
+import { stopProcess } from '../scripts/stop-process';
+import { freePort } from '../test/support/ports';
+import { copySeed, ensureSeed } from '../test/support/seed';
+
+export interface BenchRuntime {
+    baseUrl: string;
+    storage: Storage;
+    adapterRss(): number;
+    stop(): Promise<void>;
+}
+
+export async function startRuntime(native: Record<string, unknown> = {}): Promise<BenchRuntime> {
+    await ensureSeed();
+    const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-bench-'));
+    copySeed(dataDir);
+    const storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
+    const port = await freePort();
+    await writeInstance(storage, { bind: '127.0.0.1', port, ...native });
+    const adapter: ChildProcess = spawn(process.execPath, [join(PROJECT_ROOT, 'build', 'src', 'main.js')], {
+        env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
+        stdio: 'ignore',
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 200; i++) {
+        const ok = await fetch(`${baseUrl}/name`).then(r => r.ok, () => false);
+        if (ok) {
+            break;
+        }
+        await new Promise(r => setTimeout(r, 50));
+    }
+    return {
+        baseUrl,
+        storage,
+        adapterRss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${adapter.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+        async stop() {
+            await stopProcess(adapter);
+            await storage.close();
+            rmSync(dataDir, { recursive: true, force: true });
+        },
+    };
+}
+
+export function percentile(sorted: number[], p: number): number {
+    return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0;
+}
