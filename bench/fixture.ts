@@ -25,7 +25,8 @@ export async function startRuntime(native: Record<string, unknown> = {}): Promis
     const storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
     const port = await freePort();
     await writeInstance(storage, { bind: '127.0.0.1', port, ...native });
-    const adapter: ChildProcess = spawn(process.execPath, [join(PROJECT_ROOT, 'build', 'src', 'main.js')], {
+    const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    const adapter: ChildProcess = spawn(process.execPath, [...profile, join(PROJECT_ROOT, 'build', 'src', 'main.js')], {
         env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
         stdio: 'ignore',
     });
