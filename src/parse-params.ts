@@ -1,12 +1,11 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { HttpError, type ParamProblem } from './http-error';
+import { booleanFromText } from './lib/boolean-text';
 
 /** Raw request values: strings from the query (`null` for a bare `?key`), JSON types from a body. */
 export type RawParams = Record<string, unknown>;
 
-const TRUE = new Set(['true', '1', 'on', 'yes']);
-const FALSE = new Set(['false', '0', 'off', 'no']);
 
 function kindsOf(schema: TSchema): Set<string> {
     const kinds = new Set<string>();
@@ -48,8 +47,9 @@ function coerce(name: string, value: unknown, kinds: Set<string>): Coerced {
         if (kinds.has('number') && text !== '' && Number.isFinite(Number(text))) {
             return { value: Number(text) };
         }
-        if (kinds.has('boolean') && (TRUE.has(text.toLowerCase()) || FALSE.has(text.toLowerCase()))) {
-            return { value: TRUE.has(text.toLowerCase()) };
+        const flag = booleanFromText(text);
+        if (kinds.has('boolean') && flag !== undefined) {
+            return { value: flag };
         }
         return { value };
     }

@@ -1,3 +1,5 @@
+import { booleanFromText } from './lib/boolean-text';
+
 /** Query values as 4.0.2 clients send them: `+` is a space, a bare `?key` is `null`, the last repeat wins. */
 export type Query = Record<string, string | null>;
 
@@ -26,9 +28,7 @@ export function parseQuery(search: string): Query {
     return query;
 }
 
-const TRUE_TEXT = new Set(['true', '1', 'on', 'yes']);
-
 /** A flag from the query or a JSON body: `true`, or text like "true" (4.0.2 accepted only the text "true"). */
 export function isTrueFlag(value: unknown): boolean {
-    return value === true || (typeof value === 'string' && TRUE_TEXT.has(value.trim().toLowerCase()));
+    return value === true || (typeof value === 'string' && booleanFromText(value) === true);
 }

@@ -1,7 +1,6 @@
 import { HttpError } from '../http-error';
 
-const TRUE = new Set(['true', '1', 'on', 'yes']);
-const FALSE = new Set(['false', '0', 'off', 'no']);
+import { booleanFromText } from './boolean-text';
 
 function parseNumber(text: string): number | undefined {
     const trimmed = text.trim();
@@ -18,11 +17,11 @@ function parseNumber(text: string): number | undefined {
 export function convertText(text: string, type: string | undefined, id: string): unknown {
     switch (type) {
         case 'boolean': {
-            const lower = text.trim().toLowerCase();
-            if (TRUE.has(lower) || FALSE.has(lower)) {
-                return TRUE.has(lower);
+            const flag = booleanFromText(text);
+            if (flag !== undefined) {
+                return flag;
             }
-            if (lower === 'null') {
+            if (text.trim().toLowerCase() === 'null') {
                 return null;
             }
             throw new HttpError('INVALID_PARAMS', `Value "${text}" is not a boolean`, { id });
