@@ -3,6 +3,7 @@
  * `node build/bench/events.js [polls] [hooks]` prints the figures as JSON. Loopback only.
  */
 import { createServer, request, Agent, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { percentile, startRuntime, type BenchRuntime } from './fixture';
 
 const ID = '0_userdata.0.bench';
@@ -31,17 +32,19 @@ async function pollFanOut(rt: BenchRuntime, polls: number): Promise<Record<strin
     const rssBefore = rt.adapterRss();
     let written = 0;
     const latencies: number[] = [];
+    // raw sockets: a full HTTP client per poll would measure the client more than the adapter
+    const sockets: Socket[] = [];
     const answered = Array.from({ length: polls }, (_, i) =>
         new Promise<void>((resolve, reject) => {
-            const req = request(`${rt.baseUrl}/v1/polling?sid=s${i}&timeout=60000`, { agent }, res => {
-                res.resume();
-                res.on('end', () => {
-                    latencies.push(Date.now() - written);
-                    resolve();
-                });
+            const socket = connect({ host: rt.host, port: rt.port }, () =>
+                socket.write(`GET /v1/polling?sid=s${i}&timeout=60000 HTTP/1.1\r\nHost: bench\r\n\r\n`),
+            );
+            sockets.push(socket);
+            socket.once('data', () => {
+                latencies.push(Date.now() - written);
+                resolve();
             });
-            req.on('error', reject);
-            req.end();
+            socket.on('error', reject);
         }),
     );
     await new Promise(r => setTimeout(r, 3000 + polls / 10));
@@ -49,6 +52,7 @@ async function pollFanOut(rt: BenchRuntime, polls: number): Promise<Record<strin
     written = Date.now();
     await rt.storage.states.setStateAsync(ID, { val: written, ack: true, from: 'system.adapter.bench.0' });
     await Promise.all(answered);
+    sockets.forEach(socket => socket.destroy());
     agent.destroy();
     latencies.sort((a, b) => a - b);
     return { polls, addedRssMB: Math.round(rssPending - rssBefore), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.at(-1) ?? 0 };

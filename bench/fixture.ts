@@ -13,6 +13,8 @@ import { copySeed, ensureSeed } from '../test/support/seed';
 
 export interface BenchRuntime {
     baseUrl: string;
+    host: string;
+    port: number;
     storage: Storage;
     adapterRss(): number;
     stop(): Promise<void>;
@@ -40,6 +42,8 @@ export async function startRuntime(native: Record<string, unknown> = {}): Promis
     }
     return {
         baseUrl,
+        host: '127.0.0.1',
+        port,
         storage,
         adapterRss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${adapter.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
         async stop() {

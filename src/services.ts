@@ -7,6 +7,7 @@ import type { AppServices } from './app-services';
 import type { Command } from './command';
 import type { Config } from './config';
 import { HookRegistry, stateHookStore } from './events/hook-registry';
+import { EventAccess } from './events/event-access';
 import { PollingRegistry } from './events/polling';
 import { SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
@@ -48,18 +49,20 @@ export function createServices({ adapter, config, basePath = '', commands }: Ser
         maxFailures: config.hookMaxFailures,
         retryBaseMs: config.hookRetryMs,
     };
+    const acls = new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
+    const { sourceFor } = new EventAccess(feed, acls, id => adapter.getForeignObjectAsync(id));
     const services: AppServices = {
         adapter,
         config,
         namespace: adapter.namespace,
         adapterName: 'rest-api',
         version: PACKAGE_VERSION,
-        acls: new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never),
+        acls,
         credentials: new CredentialChecker(adapter, new BruteForceGuard()),
         feed,
-        polling: new PollingRegistry(feed),
-        hooks: new HookRegistry(feed, hookSettings, stateHookStore(adapter)),
-        sse: new SseRegistry(feed),
+        polling: new PollingRegistry(sourceFor),
+        hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(adapter)),
+        sse: new SseRegistry(sourceFor),
         names: new NameIndex(async () => {
             const view = await adapter.getObjectViewAsync('system', 'state', {});
             return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));

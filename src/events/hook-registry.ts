@@ -1,5 +1,5 @@
 import { HttpError } from '../http-error';
-import type { ChangeFeed } from '../lib/change-feed';
+import type { SourceFor } from './event-access';
 import type { HookMethod } from './hook-delivery';
 import { Hook, type HookSettings, type StoredHook } from './hooks';
 
@@ -15,7 +15,7 @@ export class HookRegistry {
     private checkTimer: NodeJS.Timeout | null = null;
 
     constructor(
-        private readonly feed: ChangeFeed,
+        private readonly sourceFor: SourceFor,
         private readonly settings: HookSettings,
         private readonly store: HookStore,
     ) {}
@@ -100,7 +100,7 @@ export class HookRegistry {
     }
 
     private create(user: string, url: string, method: HookMethod, secret: string | undefined): Hook {
-        return new Hook(user, url, method, secret, this.feed, this.settings, dead => void this.drop(dead));
+        return new Hook(user, url, method, secret, this.sourceFor(user), this.settings, dead => void this.drop(dead));
     }
 
     private saveSoon(): void {

@@ -1,4 +1,5 @@
-import type { ChangeFeed, ChangeKind } from '../lib/change-feed';
+import type { ChangeKind } from '../lib/change-feed';
+import type { EventSource } from './event-access';
 import { deliver, type HookMethod } from './hook-delivery';
 import { SubscriptionSet, type EventBody, type Filter, type Sink } from './hub';
 
@@ -34,7 +35,7 @@ export class Hook implements Sink {
         readonly url: string,
         readonly method: HookMethod,
         readonly secret: string | undefined,
-        feed: ChangeFeed,
+        feed: EventSource,
         private readonly settings: HookSettings,
         private readonly onDead: (hook: Hook) => void,
     ) {

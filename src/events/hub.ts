@@ -1,4 +1,5 @@
-import type { ChangeFeed, ChangeKind } from '../lib/change-feed';
+import type { ChangeKind } from '../lib/change-feed';
+import type { EventSource } from './event-access';
 
 /** The event bodies of 4.0.2: `{id, state}` for states, `{id, obj}` for objects (null on deletion). */
 export type EventBody = { id: string; state: ioBroker.State | null } | { id: string; obj: ioBroker.Object | null };
@@ -61,7 +62,7 @@ export class Subscription {
 }
 
 /** Connects subscriptions to the reference-counted change feed. */
-export async function subscribe(feed: ChangeFeed, sink: Sink, kind: ChangeKind, pattern: string, filter: Filter): Promise<Subscription> {
+export async function subscribe(feed: EventSource, sink: Sink, kind: ChangeKind, pattern: string, filter: Filter): Promise<Subscription> {
     const subscription = new Subscription(kind, pattern, filter, sink);
     subscription.release = await feed.listen(kind, pattern, (id, value) => subscription.offer(id, value));
     return subscription;
@@ -72,7 +73,7 @@ export class SubscriptionSet {
     private readonly subs = new Map<string, Subscription>();
 
     constructor(
-        private readonly feed: ChangeFeed,
+        private readonly feed: EventSource,
         private readonly sink: Sink,
     ) {}
 

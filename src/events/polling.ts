@@ -1,4 +1,4 @@
-import type { ChangeFeed } from '../lib/change-feed';
+import type { EventSource, SourceFor } from './event-access';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 
 export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
@@ -31,7 +31,7 @@ export class PollingSession implements Sink {
 
     constructor(
         readonly user: string,
-        feed: ChangeFeed,
+        feed: EventSource,
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
     }
@@ -119,7 +119,7 @@ export class PollingRegistry {
     private readonly sessions = new Map<string, PollingSession>();
     private gc: NodeJS.Timeout | null = null;
 
-    constructor(private readonly feed: ChangeFeed) {}
+    constructor(private readonly sourceFor: SourceFor) {}
 
     private key(user: string, sid: string): string {
         return `${user}\u0000${sid}`;
@@ -133,7 +133,7 @@ export class PollingRegistry {
         const key = this.key(user, sid);
         let session = this.sessions.get(key);
         if (!session) {
-            session = new PollingSession(user, this.feed);
+            session = new PollingSession(user, this.sourceFor(user));
             this.sessions.set(key, session);
             this.startGc();
         }

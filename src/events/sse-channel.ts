@@ -1,4 +1,4 @@
-import type { ChangeFeed } from '../lib/change-feed';
+import type { EventSource } from './event-access';
 import type { StreamWriter } from '../send';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 
@@ -89,7 +89,7 @@ export class SseChannel implements Sink {
 
     constructor(
         readonly user: string,
-        feed: ChangeFeed,
+        feed: EventSource,
         private readonly replaySize: number,
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);

@@ -1,5 +1,5 @@
 import { HttpError } from '../http-error';
-import type { ChangeFeed } from '../lib/change-feed';
+import type { SourceFor } from './event-access';
 import type { StreamWriter } from '../send';
 import { DISCONNECT_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
 
@@ -30,7 +30,7 @@ export class SseRegistry {
     private closed = false;
 
     constructor(
-        private readonly feed: ChangeFeed,
+        private readonly sourceFor: SourceFor,
         private readonly limits: SseLimits = DEFAULT_LIMITS,
     ) {}
 
@@ -103,7 +103,7 @@ export class SseRegistry {
 
     private createChannel(key: string, user: string): SseChannel {
         this.makeRoom(user);
-        const channel = new SseChannel(user, this.feed, this.limits.replaySize);
+        const channel = new SseChannel(user, this.sourceFor(user), this.limits.replaySize);
         this.channels.set(key, channel);
         this.startGrace(key, channel);
         return channel;

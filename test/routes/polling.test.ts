@@ -163,3 +163,42 @@ t.test('sessions belong to their user', async t => {
     t.equal(res.status, 404, 'bob does not see alice\'s session');
     t.same((await other.request('/v1/states/subscribe?sid=shared&method=polling', { headers: alice })).json, { states: ['0_userdata.0.*'] });
 });
+
+t.test('a pattern subscription only delivers states the user may read', async t => {
+    const other = await startIobroker({ native: { auth: true } });
+    t.teardown(() => other.stop());
+    await other.createUser('carol', { state: { read: true } }, 'c');
+    const carol = { Authorization: `Basic ${Buffer.from('carol:c').toString('base64')}` };
+    const acl = (state: number) => ({ owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x664, state });
+    for (const [id, bits] of [['0_userdata.0.open', 0x664], ['0_userdata.0.secret', 0x600]] as const) {
+        await other.storage.objects.setObjectAsync(id, {
+            _id: id,
+            type: 'state',
+            common: { name: id, role: 'state', type: 'number', read: true, write: true },
+            native: {},
+            acl: acl(bits),
+        } as ioBroker.StateObject);
+    }
+    const subscribed = await other.request('/v1/states/subscribe?sid=c1', { method: 'POST', body: { method: 'polling', pattern: '0_userdata.0.*' }, headers: carol });
+    t.equal(subscribed.status, 200);
+    const set = (id: string, val: number) => other.storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0' });
+    await set('0_userdata.0.secret', 1);
+    await set('0_userdata.0.open', 2);
+    await set('0_userdata.0.secret', 3);
+    await set('0_userdata.0.open', 4);
+    const got: Array<{ id: string; state: { val: number } }> = [];
+    const deadline = Date.now() + 5000;
+    while (got.length < 2 && Date.now() < deadline) {
+        const res = await other.request('/v1/polling?sid=c1&batch=true&timeout=1000', { headers: carol });
+        got.push(...(res.text ? JSON.parse(res.text) : []));
+    }
+    t.same(got.map(e => `${e.id}=${e.state.val}`), ['0_userdata.0.open=2', '0_userdata.0.open=4']);
+
+    // the administrator opens the secret state: the next event reaches carol
+    const secret = await other.storage.objects.getObjectAsync('0_userdata.0.secret');
+    await other.storage.objects.setObjectAsync('0_userdata.0.secret', { ...secret!, acl: acl(0x664) });
+    await new Promise(resolve => setTimeout(resolve, 200));
+    await set('0_userdata.0.secret', 5);
+    const next = await other.request('/v1/polling?sid=c1&timeout=3000', { headers: carol });
+    t.same(JSON.parse(next.text).state.val, 5);
+});

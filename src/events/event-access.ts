@@ -1,0 +1,130 @@
+import type { Acl, AclCache } from '../acl';
+import type { ChangeFeed, ChangeKind, ChangeListener } from '../lib/change-feed';
+
+/** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
+export interface EventSource {
+    listen(kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>>;
+}
+
+export type SourceFor = (user: string) => EventSource;
+
+interface ObjectAcl {
+    owner?: string;
+    ownerGroup?: string;
+    object?: number;
+    state?: number;
+}
+
+const ADMIN_USER = 'system.user.admin';
+const ADMIN_GROUP = 'system.group.administrator';
+const READ = 0x4;
+/** Object ACLs kept for event checks; the oldest go first. */
+const MAX_CACHED_ACLS = 10_000;
+
+/**
+ * js-controller's read rule for one state or object: the owner, owner-group or everyone bits of the
+ * object's ACL (a state without its own bits uses the object's) and the user's group rights.
+ */
+export function mayRead(acl: Acl, kind: ChangeKind, objectAcl: ObjectAcl | null | undefined): boolean {
+    if (acl.user === ADMIN_USER || (kind === 'object' && acl.groups.includes(ADMIN_GROUP))) {
+        return true;
+    }
+    if (!(kind === 'object' ? acl.object.read : acl.state.read)) {
+        return false;
+    }
+    const bits = kind === 'state' ? objectAcl?.state || objectAcl?.object : objectAcl?.object;
+    if (!objectAcl || bits === undefined) {
+        return true;
+    }
+    const shift = objectAcl.owner === acl.user ? 8 : objectAcl.ownerGroup && acl.groups.includes(objectAcl.ownerGroup) ? 4 : 0;
+    return (bits & (READ << shift)) !== 0;
+}
+
+/**
+ * Filters events per user the way js-controller filters reads, so a pattern subscription never shows
+ * a state or object the user could not read. Object ACLs are cached and refreshed by object changes.
+ */
+export class EventAccess {
+    private readonly objectAcls = new Map<string, Promise<ObjectAcl | null>>();
+    private watching: Promise<unknown> | null = null;
+
+    constructor(
+        private readonly feed: ChangeFeed,
+        private readonly acls: AclCache,
+        private readonly loadObject: (id: string) => Promise<{ acl?: ObjectAcl } | null | undefined>,
+    ) {}
+
+    /** The administrator sees everything, without any per-event cost. */
+    sourceFor = (user: string): EventSource => {
+        if (user === ADMIN_USER) {
+            return this.feed;
+        }
+        return { listen: (kind, pattern, listener) => this.listenAs(user, kind, pattern, listener) };
+    };
+
+    private async listenAs(user: string, kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>> {
+        await this.watchObjects();
+        let closed = false;
+        let queue: Promise<void> | null = null;
+        // checks may wait for the DB; events still arrive in the order they happened
+        const gated: ChangeListener = (id, value) => {
+            const step = (queue ?? Promise.resolve())
+                .then(() => this.allowed(user, kind, id, value))
+                .then(
+                    ok => {
+                        if (ok && !closed) {
+                            listener(id, value);
+                        }
+                    },
+                    () => undefined,
+                );
+            queue = step;
+            void step.then(() => {
+                if (queue === step) {
+                    queue = null;
+                }
+            });
+        };
+        const release = await this.feed.listen(kind, pattern, gated);
+        return () => {
+            closed = true;
+            return release();
+        };
+    }
+
+    private async allowed(user: string, kind: ChangeKind, id: string, value: unknown): Promise<boolean> {
+        const acl = await this.acls.get(user);
+        if (kind === 'object') {
+            // the event carries the object; a deletion (null) is shown like js-controller shows a missing object
+            return mayRead(acl, 'object', (value as { acl?: ObjectAcl } | null)?.acl);
+        }
+        return mayRead(acl, 'state', await this.objectAcl(id));
+    }
+
+    private objectAcl(id: string): Promise<ObjectAcl | null> {
+        let cached = this.objectAcls.get(id);
+        if (!cached) {
+            cached = this.loadObject(id).then(obj => obj?.acl ?? null);
+            cached.catch(() => this.objectAcls.delete(id));
+            if (this.objectAcls.size >= MAX_CACHED_ACLS) {
+                this.objectAcls.delete(this.objectAcls.keys().next().value!);
+            }
+            this.objectAcls.set(id, cached);
+        }
+        return cached;
+    }
+
+    private watchObjects(): Promise<unknown> {
+        this.watching ??= this.feed
+            .listen('object', '*', (id, obj) => {
+                if (this.objectAcls.has(id)) {
+                    this.objectAcls.set(id, Promise.resolve((obj as { acl?: ObjectAcl } | null)?.acl ?? null));
+                }
+            })
+            .catch(err => {
+                this.watching = null;
+                throw err;
+            });
+        return this.watching;
+    }
+}
