@@ -1,10 +1,11 @@
 /*
  * Event fan-out: N pending long polls and M URL hooks on one pattern, one write reaches all.
- * `node build/bench/events.js [polls] [hooks]` prints the figures as JSON. Loopback only.
+ * Part of `npm run bench` (bench/run.ts). Loopback only.
  */
 import { createServer, request, Agent, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { percentile, startRuntime, type BenchRuntime } from './fixture';
+import { percentile, type BenchRuntime } from './fixture';
+import { startBare } from './http';
 
 const ID = '0_userdata.0.bench';
 
@@ -26,36 +27,56 @@ function post(agent: Agent, url: string, body: unknown): Promise<number> {
     });
 }
 
+/** Holds one raw-socket request per poll; `fire` triggers the event, the result says when each answer arrived. */
+async function holdPolls(host: string, port: number, paths: string[], fire: () => Promise<unknown>): Promise<{ p50Ms: number; p99Ms: number; maxMs: number }> {
+    let fired = 0;
+    const latencies: number[] = [];
+    // raw sockets: a full HTTP client per poll would measure the client more than the server
+    const sockets: Socket[] = [];
+    const answered = paths.map(
+        path =>
+            new Promise<void>((resolve, reject) => {
+                const socket = connect({ host, port }, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: bench\r\n\r\n`));
+                sockets.push(socket);
+                socket.once('data', () => {
+                    latencies.push(Date.now() - fired);
+                    resolve();
+                });
+                socket.on('error', reject);
+            }),
+    );
+    await new Promise(r => setTimeout(r, 3000 + paths.length / 10));
+    fired = Date.now();
+    await fire();
+    await Promise.all(answered);
+    sockets.forEach(socket => socket.destroy());
+    latencies.sort((a, b) => a - b);
+    return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.at(-1) ?? 0 };
+}
+
 async function pollFanOut(rt: BenchRuntime, polls: number): Promise<Record<string, number>> {
     const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
     await inBatches(polls, 200, i => post(agent, `${rt.baseUrl}/v1/states/subscribe?sid=s${i}`, { method: 'polling', pattern: ID }));
-    const rssBefore = rt.adapterRss();
-    let written = 0;
-    const latencies: number[] = [];
-    // raw sockets: a full HTTP client per poll would measure the client more than the adapter
-    const sockets: Socket[] = [];
-    const answered = Array.from({ length: polls }, (_, i) =>
-        new Promise<void>((resolve, reject) => {
-            const socket = connect({ host: rt.host, port: rt.port }, () =>
-                socket.write(`GET /v1/polling?sid=s${i}&timeout=60000 HTTP/1.1\r\nHost: bench\r\n\r\n`),
-            );
-            sockets.push(socket);
-            socket.once('data', () => {
-                latencies.push(Date.now() - written);
-                resolve();
-            });
-            socket.on('error', reject);
-        }),
-    );
-    await new Promise(r => setTimeout(r, 3000 + polls / 10));
-    const rssPending = rt.adapterRss();
-    written = Date.now();
-    await rt.storage.states.setStateAsync(ID, { val: written, ack: true, from: 'system.adapter.bench.0' });
-    await Promise.all(answered);
-    sockets.forEach(socket => socket.destroy());
     agent.destroy();
-    latencies.sort((a, b) => a - b);
-    return { polls, addedRssMB: Math.round(rssPending - rssBefore), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.at(-1) ?? 0 };
+    const rssBefore = rt.adapterRss();
+    let rssPending = 0;
+    const paths = Array.from({ length: polls }, (_, i) => `/v1/polling?sid=s${i}&timeout=60000`);
+    const figures = await holdPolls(rt.host, rt.port, paths, () => {
+        rssPending = rt.adapterRss();
+        return rt.storage.states.setStateAsync(ID, { val: Date.now(), ack: true, from: 'system.adapter.bench.0' });
+    });
+    return { polls, addedRssMB: Math.round(rssPending - rssBefore), ...figures };
+}
+
+/** The same fan-out on the bare node:http server: what this machine allows at all. */
+async function bareFanOut(polls: number): Promise<Record<string, number>> {
+    const bare = await startBare();
+    try {
+        const { hostname, port } = new URL(bare.baseUrl);
+        return { polls, ...(await holdPolls(hostname, Number(port), Array(polls).fill('/poll'), () => fetch(`${bare.baseUrl}/fire`))) };
+    } finally {
+        bare.stop();
+    }
 }
 
 async function hookFanOut(rt: BenchRuntime, hooks: number): Promise<Record<string, number>> {
@@ -95,20 +116,9 @@ async function hookFanOut(rt: BenchRuntime, hooks: number): Promise<Record<strin
     return { hooks, expected, delivered, lost: expected - delivered, seconds: Math.round((Date.now() - started) / 100) / 10 };
 }
 
-async function main(): Promise<void> {
-    const polls = Number(process.argv[2] ?? 10_000);
-    const hooks = Number(process.argv[3] ?? 1000);
-    const rt = await startRuntime({ allowLocalTargets: true, hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0 });
-    try {
-        await rt.storage.objects.setObjectAsync(ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
-        const result = { longPolling: await pollFanOut(rt, polls), urlHooks: await hookFanOut(rt, hooks), adapterRssMB: Math.round(rt.adapterRss()) };
-        console.log(JSON.stringify(result, null, 2));
-    } finally {
-        await rt.stop();
-    }
+export async function measureFanOut(rt: BenchRuntime, polls: number, hooks: number): Promise<Record<string, unknown>> {
+    await rt.storage.objects.setObjectAsync(ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
+    const longPolling = await pollFanOut(rt, polls);
+    const bareLongPolling = await bareFanOut(polls);
+    return { longPolling, bareLongPolling, urlHooks: await hookFanOut(rt, hooks) };
 }
-
-void main().then(() => process.exit(0), err => {
-    console.error(err);
-    process.exit(1);
-});

@@ -16,6 +16,8 @@ export interface BenchRuntime {
     host: string;
     port: number;
     storage: Storage;
+    /** Adapter process spawn to its first answer, in ms. */
+    startMs: number;
     adapterRss(): number;
     stop(): Promise<void>;
 }
@@ -33,17 +35,20 @@ export async function startRuntime(native: Record<string, unknown> = {}): Promis
         stdio: 'ignore',
     });
     const baseUrl = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 200; i++) {
+    const spawned = Date.now();
+    for (let i = 0; i < 400; i++) {
         const ok = await fetch(`${baseUrl}/name`).then(r => r.ok, () => false);
         if (ok) {
             break;
         }
-        await new Promise(r => setTimeout(r, 50));
+        await new Promise(r => setTimeout(r, 10));
     }
+    const startMs = Date.now() - spawned;
     return {
         baseUrl,
         host: '127.0.0.1',
         port,
+        startMs,
         storage,
         adapterRss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${adapter.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
         async stop() {

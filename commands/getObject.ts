@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { readObject } from '../src/lib/cached-reads';
 
 export default defineCommand({
     name: 'getObject',
@@ -8,7 +9,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
-    async handler({ id }, { adapter, callOptions }) {
-        return (await adapter.getForeignObjectAsync(id, callOptions)) ?? null;
+    async handler({ id }, ctx) {
+        return readObject(ctx, id);
     },
 });

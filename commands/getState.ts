@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { readState } from '../src/lib/cached-reads';
 
 export default defineCommand({
     name: 'getState',
@@ -8,7 +9,7 @@ export default defineCommand({
     permission: { type: 'state', operation: 'read' },
     effect: 'read',
     envelope: 'result',
-    async handler({ id }, { adapter, callOptions }) {
-        return (await adapter.getForeignStateAsync(id, callOptions)) ?? null;
+    async handler({ id }, ctx) {
+        return readState(ctx, id);
     },
 });

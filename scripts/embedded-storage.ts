@@ -69,6 +69,8 @@ export interface Storage {
     /** A client of the objects DB (also on Redis). */
     objects: any;
     states: any;
+    /** Stops the in-process DB servers for `pauseMs` and starts them again on the same ports (fault tests). */
+    bounce(pauseMs: number): Promise<void>;
     close(): Promise<void>;
 }
 
@@ -93,14 +95,28 @@ export async function startStorage(options: StartOptions): Promise<Storage> {
     process.env.IOBROKER_DATA_DIR = options.dataDir;
     const config = prepareConfig(options);
     const log = logger(!!options.verbose);
-    const servers: any[] = [];
+    let servers: any[] = [];
     const local = (db: DbConfig): DbConfig => ({ ...db, dataDir: options.dataDir });
-    if (config.objects.type !== 'redis') {
-        servers.push(await waitConnected(connected => new ObjectsServer({ connection: local(config.objects), logger: log, hostname: 'embedded', connected }), 'objects server'));
-    }
-    if (config.states.type !== 'redis') {
-        servers.push(await waitConnected(connected => new StatesServer({ connection: local(config.states), logger: log, hostname: 'embedded', connected }), 'states server'));
-    }
+    const startServers = async (): Promise<void> => {
+        if (config.objects.type !== 'redis') {
+            servers.push(await waitConnected(connected => new ObjectsServer({ connection: local(config.objects), logger: log, hostname: 'embedded', connected }), 'objects server'));
+        }
+        if (config.states.type !== 'redis') {
+            servers.push(await waitConnected(connected => new StatesServer({ connection: local(config.states), logger: log, hostname: 'embedded', connected }), 'states server'));
+        }
+    };
+    const stopServers = async (): Promise<void> => {
+        // servers flush their jsonl files on destroy, so written values survive a restart
+        for (const server of servers.reverse()) {
+            await server.destroy().catch(() => undefined);
+            // js-controller 7.2.3 leaves its day-long session-expiry timers running after destroy
+            for (const expiry of Object.values<{ timeout?: NodeJS.Timeout }>(server.statesServer?.sessionExpires ?? {})) {
+                clearTimeout(expiry.timeout);
+            }
+        }
+        servers = [];
+    };
+    await startServers();
     const objects = await waitConnected(
         connected => new ObjectsClient({ connection: config.objects, logger: log, hostname: 'embedded-client', connected, change: options.onObjectChange }),
         'objects client',
@@ -111,17 +127,15 @@ export async function startStorage(options: StartOptions): Promise<Storage> {
         dataDir: options.dataDir,
         objects,
         states,
+        async bounce(pauseMs) {
+            await stopServers();
+            await new Promise(resolve => setTimeout(resolve, pauseMs));
+            await startServers();
+        },
         async close() {
             await objects.destroy().catch(() => undefined);
             await states.destroy().catch(() => undefined);
-            // servers flush their jsonl files on destroy, so written values survive a restart
-            for (const server of servers.reverse()) {
-                await server.destroy().catch(() => undefined);
-                // js-controller 7.2.3 leaves its day-long session-expiry timers running after destroy
-                for (const expiry of Object.values<{ timeout?: NodeJS.Timeout }>(server.statesServer?.sessionExpires ?? {})) {
-                    clearTimeout(expiry.timeout);
-                }
-            }
+            await stopServers();
         },
     };
 }

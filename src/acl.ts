@@ -13,7 +13,7 @@ export interface Acl {
     other: Operations;
 }
 
-const ADMIN_USER = 'system.user.admin';
+export const ADMIN_USER = 'system.user.admin';
 const ADMIN_GROUP = 'system.group.administrator';
 
 function fullAcl(user: string, groups: string[]): Acl {
@@ -92,4 +92,32 @@ export class AclCache {
             throw err;
         }
     }
+}
+
+export interface ObjectAcl {
+    owner?: string;
+    ownerGroup?: string;
+    object?: number;
+    state?: number;
+}
+
+const READ = 0x4;
+
+/**
+ * js-controller's read rule for one state or object: the owner, owner-group or everyone bits of the
+ * object's ACL (a state without its own bits uses the object's) and the user's group rights.
+ */
+export function mayRead(acl: Acl, kind: 'state' | 'object', objectAcl: ObjectAcl | null | undefined): boolean {
+    if (acl.user === ADMIN_USER || (kind === 'object' && acl.groups.includes(ADMIN_GROUP))) {
+        return true;
+    }
+    if (!(kind === 'object' ? acl.object.read : acl.state.read)) {
+        return false;
+    }
+    const bits = kind === 'state' ? objectAcl?.state || objectAcl?.object : objectAcl?.object;
+    if (!objectAcl || bits === undefined) {
+        return true;
+    }
+    const shift = objectAcl.owner === acl.user ? 8 : objectAcl.ownerGroup && acl.groups.includes(objectAcl.ownerGroup) ? 4 : 0;
+    return (bits & (READ << shift)) !== 0;
 }

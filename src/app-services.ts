@@ -6,6 +6,7 @@ import type { HookRegistry } from './events/hook-registry';
 import type { PollingRegistry } from './events/polling';
 import type { SseRegistry } from './events/sse';
 import type { ChangeFeed } from './lib/change-feed';
+import type { CoherentCache } from './lib/coherent-cache';
 import type { NameIndex } from './lib/name-index';
 
 /** Request-independent parts, built once at start and shared by every request. */
@@ -20,6 +21,9 @@ export interface AppServices {
     acls: AclCache;
     credentials: CredentialChecker;
     feed: ChangeFeed;
+    /** Repeated reads from memory, kept coherent by change notifications (src/lib/coherent-cache.ts). */
+    stateCache: CoherentCache<ioBroker.State>;
+    objectCache: CoherentCache<ioBroker.Object>;
     polling: PollingRegistry;
     hooks: HookRegistry;
     /** Server-sent event streams of `/v1/events`. */

@@ -7,15 +7,18 @@ import { normalizeConfig, type Config } from './config';
 import { close, createServer, listen, type Certificates } from './server';
 import { createServices } from './services';
 import { PACKAGE_ROOT } from './static-files';
+import { StorageLink } from './lib/storage-link';
 
 class RestApi extends utils.Adapter {
     private server: Server | null = null;
+    private readonly link: StorageLink;
     private services: AppServices | null = null;
     private onChange: { state(id: string, s: ioBroker.State | null | undefined): void; object(id: string, o: ioBroker.Object | null | undefined): void } | null = null;
 
     constructor(options: Partial<utils.AdapterOptions> = {}) {
         // dirname: the adapter is not installed under node_modules when run from its own folder
         super({ ...options, name: 'rest-api', dirname: PACKAGE_ROOT });
+        this.link = new StorageLink(this);
         this.on('ready', () => this.start().catch(err => this.fail(err)));
         this.on('stateChange', (id, state) => this.onChange?.state(id, state));
         this.on('objectChange', (id, obj) => this.onChange?.object(id, obj));
@@ -30,7 +33,7 @@ class RestApi extends utils.Adapter {
             this.terminate(utils.EXIT_CODES.ADAPTER_REQUESTED_TERMINATION);
             return;
         }
-        const { services, routes } = createServices({ adapter: this, config });
+        const { services, routes } = createServices({ adapter: this, config, link: this.link });
         this.services = services;
         this.onChange = {
             state: (id, state) => services.feed.emit('state', id, state),

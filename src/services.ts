@@ -11,6 +11,9 @@ import { EventAccess } from './events/event-access';
 import { PollingRegistry } from './events/polling';
 import { SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
+import { CoherentCache } from './lib/coherent-cache';
+import { trackWrites } from './lib/write-tracking';
+import type { StorageLink } from './lib/storage-link';
 import { NameIndex } from './lib/name-index';
 import { loadCommands } from './load-commands';
 import { buildOpenApi } from './openapi';
@@ -33,12 +36,14 @@ export interface ServiceOptions {
     adapter: ioBroker.Adapter;
     config: Config;
     basePath?: string;
+    /** Watches js-controller's notification connections (standalone process only). */
+    link?: StorageLink;
     /** Loaded once per process; defaults to the commands folder. */
     commands?: ReadonlyMap<string, Command>;
 }
 
 /** Wires the request-independent parts together. Throws when a command file is malformed. */
-export function createServices({ adapter, config, basePath = '', commands }: ServiceOptions): { services: AppServices; routes: Route[] } {
+export function createServices({ adapter, config, basePath = '', commands, link }: ServiceOptions): { services: AppServices; routes: Route[] } {
     const served = servedCommands(commands ?? loadCommands(), config);
     precompile(served.values());
     const routes = restRoutes(config);
@@ -51,6 +56,29 @@ export function createServices({ adapter, config, basePath = '', commands }: Ser
     };
     const acls = new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
     const { sourceFor } = new EventAccess(feed, acls, id => adapter.getForeignObjectAsync(id));
+    const barrierId = `${adapter.namespace}.cacheBarrier`;
+    // without a link (inside the web adapter) the caches trust js-controller's reconnects
+    const connected = (): boolean => link?.up !== false;
+    link?.on('change', () => {
+        // notifications published while disconnected are lost: nothing cached can be trusted
+        stateCache.clear();
+        objectCache.clear();
+    });
+    const stateCache = new CoherentCache<ioBroker.State>({
+        kind: 'state',
+        feed,
+        read: id => adapter.getForeignStateAsync(id),
+        barrier: () => adapter.subscribeForeignStatesAsync(barrierId),
+        connected,
+    });
+    const objectCache = new CoherentCache<ioBroker.Object>({
+        kind: 'object',
+        feed,
+        read: id => adapter.getForeignObjectAsync(id),
+        barrier: () => adapter.subscribeForeignObjectsAsync(barrierId),
+        connected,
+    });
+    trackWrites(adapter, stateCache, objectCache);
     const services: AppServices = {
         adapter,
         config,
@@ -60,6 +88,8 @@ export function createServices({ adapter, config, basePath = '', commands }: Ser
         acls,
         credentials: new CredentialChecker(adapter, new BruteForceGuard()),
         feed,
+        stateCache,
+        objectCache,
         polling: new PollingRegistry(sourceFor),
         hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(adapter)),
         sse: new SseRegistry(sourceFor),

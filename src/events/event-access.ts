@@ -1,4 +1,4 @@
-import type { Acl, AclCache } from '../acl';
+import { ADMIN_USER, mayRead, type AclCache, type ObjectAcl } from '../acl';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../lib/change-feed';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
@@ -8,37 +8,8 @@ export interface EventSource {
 
 export type SourceFor = (user: string) => EventSource;
 
-interface ObjectAcl {
-    owner?: string;
-    ownerGroup?: string;
-    object?: number;
-    state?: number;
-}
-
-const ADMIN_USER = 'system.user.admin';
-const ADMIN_GROUP = 'system.group.administrator';
-const READ = 0x4;
 /** Object ACLs kept for event checks; the oldest go first. */
 const MAX_CACHED_ACLS = 10_000;
-
-/**
- * js-controller's read rule for one state or object: the owner, owner-group or everyone bits of the
- * object's ACL (a state without its own bits uses the object's) and the user's group rights.
- */
-export function mayRead(acl: Acl, kind: ChangeKind, objectAcl: ObjectAcl | null | undefined): boolean {
-    if (acl.user === ADMIN_USER || (kind === 'object' && acl.groups.includes(ADMIN_GROUP))) {
-        return true;
-    }
-    if (!(kind === 'object' ? acl.object.read : acl.state.read)) {
-        return false;
-    }
-    const bits = kind === 'state' ? objectAcl?.state || objectAcl?.object : objectAcl?.object;
-    if (!objectAcl || bits === undefined) {
-        return true;
-    }
-    const shift = objectAcl.owner === acl.user ? 8 : objectAcl.ownerGroup && acl.groups.includes(objectAcl.ownerGroup) ? 4 : 0;
-    return (bits & (READ << shift)) !== 0;
-}
 
 /**
  * Filters events per user the way js-controller filters reads, so a pattern subscription never shows

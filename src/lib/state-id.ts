@@ -1,5 +1,6 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
+import { readObject } from './cached-reads';
 
 export interface ResolvedState {
     id: string;
@@ -13,7 +14,7 @@ export interface ResolvedState {
 export async function resolveStateId(ctx: RequestContext, idOrName: string): Promise<ResolvedState> {
     let obj: ioBroker.Object | null | undefined = null;
     try {
-        obj = await ctx.adapter.getForeignObjectAsync(idOrName, ctx.callOptions);
+        obj = await readObject(ctx, idOrName);
     } catch {
         obj = null;
     }

@@ -1,6 +1,7 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { adapterCall } from './adapter-errors';
+import { readState } from './cached-reads';
 import { writeAndWaitForAck } from './ack-waiter';
 import { resolveStateId, type ResolvedState } from './state-id';
 import { toggledValue } from './toggle';
@@ -8,7 +9,7 @@ import { toggledValue } from './toggle';
 /** One entry of `GET /v1/state/:ids`: the state plus `id`, merged with the object for `withInfo`. */
 export async function readStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Promise<Record<string, unknown>> {
     const { id, obj } = await resolveStateId(ctx, idOrName);
-    const state = await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id });
+    const state = await readState(ctx, id);
     const entry: Record<string, unknown> = { ...(state ?? {}), id };
     if (withInfo && obj) {
         // 4.0.2 lets the object's fields (from, ts, user) win over the state's

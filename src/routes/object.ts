@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
+import { readObject as readCachedObject } from '../lib/cached-reads';
 import { mergeObject } from '../lib/object-merge';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
@@ -26,8 +27,8 @@ function objectFromBody(req: RouteRequest, requireShape: boolean): ioBroker.Sett
     return obj as unknown as ioBroker.SettableObject;
 }
 
-async function readObject(ctx: RequestContext, id: string): Promise<ioBroker.Object | null | undefined> {
-    return adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), { objectId: id });
+async function readObject(ctx: RequestContext, id: string): Promise<ioBroker.Object | null> {
+    return readCachedObject(ctx, id, { objectId: id });
 }
 
 async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.SettableObject): Promise<void> {
@@ -84,7 +85,8 @@ export const updateObjectRoute = defineRoute({
             await writeObject(ctx, id, obj);
             return obj;
         }
-        const merged = mergeObject(existing as unknown as Record<string, unknown>, objectFromBody(req, false) as never);
+        // a copy: js-controller completes the object it is given, and the cache shares `existing`
+        const merged = mergeObject(structuredClone(existing) as unknown as Record<string, unknown>, objectFromBody(req, false) as never);
         await writeObject(ctx, id, merged as unknown as ioBroker.SettableObject);
         return merged;
     },

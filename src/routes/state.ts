@@ -3,6 +3,7 @@ import { isAllowed } from '../acl';
 import { HttpError } from '../http-error';
 import { waitTimeout } from '../lib/ack-waiter';
 import { adapterCall } from '../lib/adapter-errors';
+import { readState as readCachedState } from '../lib/cached-reads';
 import { convertBodyValue, convertText } from '../lib/state-value';
 import { resolveStateId, splitIds } from '../lib/state-id';
 import { readStateEntry, toggleState, writeState } from '../lib/states';
@@ -121,7 +122,7 @@ export const plainState = defineRoute({
     }),
     async handler({ params, query }, ctx) {
         const { id } = await resolveStateId(ctx, splitIds(params.stateId)[0] ?? params.stateId);
-        const state = await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id });
+        const state = await readCachedState(ctx, id);
         if (!state) {
             throw new HttpError('NOT_FOUND', 'State not found', { id });
         }

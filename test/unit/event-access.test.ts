@@ -1,6 +1,6 @@
 import t from 'tap';
-import { aclFromGroups, AclCache } from '../../src/acl';
-import { EventAccess, mayRead } from '../../src/events/event-access';
+import { aclFromGroups, AclCache, mayRead } from '../../src/acl';
+import { EventAccess } from '../../src/events/event-access';
 import { ChangeFeed } from '../../src/lib/change-feed';
 
 // pure logic: a feed whose js-controller side does nothing, groups and objects from tables

@@ -1,0 +1,15 @@
+/*
+ * One autocannon run in a process of its own, so the load generator never shares an event loop with
+ * the storage servers of the bench process. Reads its options as JSON from argv, prints the result.
+ */
+import autocannon from 'autocannon';
+
+const options = JSON.parse(process.argv[2]) as autocannon.Options;
+autocannon(options, (err, result) => {
+    if (err) {
+        console.error(err);
+        process.exit(1);
+    }
+    const { requests, latency, non2xx, errors, timeouts } = result;
+    console.log(JSON.stringify({ rps: requests.average, p50: latency.p50, p99: latency.p99, non2xx, errors, timeouts }));
+});

@@ -1,0 +1,56 @@
+/*
+ * `npm run bench`: HTTP hot paths and event fan-out against the embedded runtime and a bare node:http
+ * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
+ * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
+ * BENCH_HOOKS (1000), BENCH_ONLY=http|events.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { measureFanOut } from './events';
+import { startRuntime } from './fixture';
+import { measureHttp, startBare, VALUE_ID } from './http';
+import { PROJECT_ROOT } from '../scripts/embedded-storage';
+
+const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+
+async function main(): Promise<void> {
+    const only = process.env.BENCH_ONLY;
+    const started = Date.now();
+    const bare = await startBare();
+    const rt = await startRuntime({ allowLocalTargets: true, hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0 });
+    const result: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
+    try {
+        await rt.storage.objects.setObjectAsync(VALUE_ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
+        await rt.storage.states.setStateAsync(VALUE_ID, { val: 1, ack: true, from: 'system.adapter.bench.0' });
+        await new Promise(resolve => setTimeout(resolve, 2000));
+        result.adapterRssIdleMB = Math.round(rt.adapterRss());
+        result.startMs = rt.startMs;
+        if (only !== 'events') {
+            const http = await measureHttp(rt, bare.baseUrl, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
+            result.http = http;
+            console.table(http);
+        }
+        if (only !== 'http') {
+            result.events = await measureFanOut(rt, env('BENCH_POLLS', 10_000), env('BENCH_HOOKS', 1000));
+            console.log(JSON.stringify(result.events, null, 2));
+        }
+        result.adapterRssAfterMB = Math.round(rt.adapterRss());
+    } finally {
+        await rt.stop();
+        bare.stop();
+    }
+    result.seconds = Math.round((Date.now() - started) / 1000);
+    const dir = join(PROJECT_ROOT, 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${String(result.date).replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+    console.log(`adapter RSS idle ${result.adapterRssIdleMB} MB, after ${result.adapterRssAfterMB} MB, start ${result.startMs} ms; written to ${file}`);
+}
+
+void main().then(
+    () => process.exit(0),
+    err => {
+        console.error(err);
+        process.exit(1);
+    },
+);

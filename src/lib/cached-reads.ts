@@ -1,0 +1,40 @@
+import { ADMIN_USER, mayRead } from '../acl';
+import type { RequestContext } from '../request-context';
+import { adapterCall, fromAdapterError } from './adapter-errors';
+import { isPattern } from './pattern';
+
+const PERMISSION_ERROR = 'permissionError';
+
+/** Ids the caches leave to js-controller: patterns, and aliases (their values are derived from others). */
+function uncachable(ctx: RequestContext, id: string): boolean {
+    return !!ctx.callOptions.limitToOwnerRights || isPattern(id) || id.startsWith('alias.');
+}
+
+/**
+ * An object as `getForeignObject` with the caller's rights answers it, from the coherent cache.
+ * Shared with the cache: copy before changing it.
+ */
+export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): Promise<ioBroker.Object | null> {
+    if (uncachable(ctx, id)) {
+        return (await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
+    }
+    const obj = await adapterCall(ctx.app.objectCache.get(id), context);
+    if (obj && !mayRead(ctx.acl, 'object', obj.acl)) {
+        throw fromAdapterError(PERMISSION_ERROR, context);
+    }
+    return obj;
+}
+
+/** A state as `getForeignState` with the caller's rights answers it, from the coherent cache. */
+export async function readState(ctx: RequestContext, id: string): Promise<ioBroker.State | null> {
+    if (uncachable(ctx, id)) {
+        return (await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id })) ?? null;
+    }
+    if (ctx.user !== ADMIN_USER) {
+        const obj = await adapterCall(ctx.app.objectCache.get(id), { id });
+        if (!mayRead(ctx.acl, 'state', obj?.acl)) {
+            throw fromAdapterError(PERMISSION_ERROR, { id });
+        }
+    }
+    return adapterCall(ctx.app.stateCache.get(id), { id });
+}

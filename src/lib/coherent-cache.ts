@@ -1,0 +1,148 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ChangeFeed, ChangeKind } from './change-feed';
+
+export interface CacheSource<T> {
+    kind: ChangeKind;
+    feed: ChangeFeed;
+    /** Reads one record from js-controller, as the adapter itself (no user rights). */
+    read(id: string): Promise<T | null | undefined>;
+    /**
+     * Resolves once every change notification published before the call has been handled: a
+     * subscribe on the notification connection, whose answer comes after the messages before it.
+     */
+    barrier(): Promise<void>;
+    /** False while js-controller's storage connection is down. */
+    connected(): boolean;
+}
+
+interface Entry<T> {
+    value: T | null;
+    /** Serve only when no fill or own write is still unconfirmed. */
+    unsettled: number;
+    /** Counts change notifications, to see whether one arrived while a read or write was under way. */
+    seq: number;
+    release: () => Promise<void>;
+}
+
+/** Records kept per kind; the least recently used ones leave first. */
+const MAX_ENTRIES = 2000;
+
+/**
+ * Repeated reads of one state or object answered from memory, kept coherent by js-controller's own
+ * change notifications: an id is cached only while subscribed, a value is served only once the
+ * notification connection has caught up with it (so reads never go back in time), writes through
+ * this adapter are read back from the DB until their notification arrived, and everything is dropped
+ * while the storage connection is down.
+ */
+export class CoherentCache<T> {
+    private readonly entries = new Map<string, Entry<T>>();
+    private wasConnected = true;
+
+    constructor(private readonly source: CacheSource<T>) {}
+
+    async get(id: string): Promise<T | null> {
+        if (!this.usable()) {
+            return (await this.source.read(id)) ?? null;
+        }
+        const entry = this.entries.get(id);
+        if (entry && !entry.unsettled) {
+            // most recently used last, so eviction takes the oldest
+            this.entries.delete(id);
+            this.entries.set(id, entry);
+            return entry.value;
+        }
+        const fresh = this.source.read(id);
+        if (!entry) {
+            void this.fill(id, fresh);
+        }
+        return (await fresh) ?? null;
+    }
+
+    /** Call after this adapter wrote or deleted `id`: its next read must show that write. */
+    written(id: string): void {
+        const entry = this.entries.get(id);
+        if (entry) {
+            entry.unsettled++;
+            void this.settle(id, entry, entry.seq);
+        }
+    }
+
+    /** Drops everything, e.g. when the storage connection was lost; later reads go to the DB. */
+    clear(): void {
+        const all = [...this.entries.values()];
+        this.entries.clear();
+        for (const entry of all) {
+            void entry.release();
+        }
+    }
+
+    get size(): number {
+        return this.entries.size;
+    }
+
+    private usable(): boolean {
+        const connected = this.source.connected();
+        if (!connected || !this.wasConnected) {
+            // notifications may have been missed while disconnected: start over
+            this.clear();
+        }
+        this.wasConnected = connected;
+        return connected;
+    }
+
+    private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
+        const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, release: async () => undefined };
+        this.entries.set(id, entry);
+        if (this.entries.size > MAX_ENTRIES) {
+            this.drop(this.entries.keys().next().value!);
+        }
+        try {
+            entry.release = await this.source.feed.listen(this.source.kind, id, (_id, value) => {
+                entry.seq++;
+                entry.value = (value as T | null | undefined) ?? null;
+            });
+            // only reads made after the subscription was confirmed can be kept up to date
+            const seq = entry.seq;
+            const value = await this.source.read(id);
+            await this.settle(id, entry, seq, value ?? null);
+        } catch {
+            this.drop(id);
+        }
+        void fresh.catch(() => undefined);
+    }
+
+    /**
+     * Waits until the notifications published before now were handled. If one arrived since `seq`
+     * (taken before the read or write began), the latest notification is the newest value;
+     * otherwise the value read (or, after an own write whose notification never came, nothing).
+     * The caller has counted the entry as unsettled.
+     */
+    private async settle(id: string, entry: Entry<T>, seq: number, read?: T | null): Promise<void> {
+        try {
+            await this.source.barrier();
+            await nextTurn();
+        } catch {
+            this.drop(id);
+            return;
+        }
+        entry.unsettled--;
+        if (this.entries.get(id) !== entry) {
+            return;
+        }
+        if (entry.seq === seq) {
+            if (read === undefined) {
+                this.drop(id);
+                return;
+            }
+            entry.value = read;
+        }
+    }
+
+    private drop(id: string): void {
+        const entry = this.entries.get(id);
+        if (entry) {
+            this.entries.delete(id);
+            void entry.release();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import { EventEmitter } from 'node:events';
+
+type Client = new (settings: unknown) => { sub: unknown; userSubscriptions?: Record<string, unknown> };
+
+interface Subscriber extends EventEmitter {
+    psubscribe(pattern: string): Promise<unknown>;
+}
+
+/**
+ * Whether js-controller's notification connections are up. Its DB clients reconnect on their own and
+ * then resubscribe, but say nothing while doing it: changes published in between are never notified.
+ * So we watch the subscriber connections themselves: down on close, up once every subscription of the
+ * client is confirmed again. Reads keep working meanwhile; only what relies on notifications waits.
+ */
+export class StorageLink extends EventEmitter {
+    private readonly down = new Set<unknown>();
+
+    /** Call right after the adapter was constructed: js-controller loads its DB clients afterwards. */
+    constructor(adapter: ioBroker.Adapter) {
+        super();
+        const target = adapter as unknown as Record<'States' | 'Objects', Client | undefined>;
+        for (const key of ['States', 'Objects'] as const) {
+            let value = target[key];
+            Object.defineProperty(target, key, {
+                configurable: true,
+                get: () => value,
+                set: (client: Client | undefined) => {
+                    value = client && this.watched(client);
+                },
+            });
+        }
+    }
+
+    get up(): boolean {
+        return this.down.size === 0;
+    }
+
+    private watched(Base: Client): Client {
+        // eslint-disable-next-line @typescript-eslint/no-this-alias
+        const link = this;
+        return class extends Base {
+            constructor(settings: unknown) {
+                super(settings);
+                const client = this;
+                let sub: unknown = client.sub;
+                Object.defineProperty(client, 'sub', {
+                    configurable: true,
+                    get: () => sub,
+                    set: (next: unknown) => {
+                        sub = next;
+                        if (next instanceof EventEmitter) {
+                            link.watch(client, next as Subscriber);
+                        }
+                    },
+                });
+            }
+        };
+    }
+
+    private watch(client: { userSubscriptions?: Record<string, unknown> }, sub: Subscriber): void {
+        sub.on('close', () => {
+            const wasUp = this.up;
+            this.down.add(client);
+            if (wasUp) {
+                this.emit('change', false);
+            }
+        });
+        sub.on('ready', async () => {
+            if (!this.down.has(client)) {
+                return;
+            }
+            try {
+                // the client resubscribes one pattern after the other; we need all of them active
+                await Promise.all(Object.keys(client.userSubscriptions ?? {}).map(pattern => sub.psubscribe(pattern)));
+            } catch {
+                return;
+            }
+            this.down.delete(client);
+            if (this.up) {
+                this.emit('change', true);
+            }
+        });
+    }
+}
