@@ -15,6 +15,8 @@ export interface AppServices {
     config: Config;
     /** Instance namespace, e.g. `rest-api.0`. */
     namespace: string;
+    /** Inside the web adapter with its auth on: the user web authenticated (requests run as this user). */
+    identify?: (req: import('node:http').IncomingMessage) => string | undefined;
     /** Adapter name and version, for `getVersion` and the docs. */
     adapterName: string;
     version: string;

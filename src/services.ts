@@ -36,6 +36,10 @@ export interface ServiceOptions {
     adapter: ioBroker.Adapter;
     config: Config;
     basePath?: string;
+    /** The rest-api instance, e.g. `rest-api.0`; defaults to the adapter's (inside web it is web's). */
+    namespace?: string;
+    /** Inside the web adapter with its auth on: the user web authenticated. */
+    identify?: AppServices['identify'];
     /** Watches js-controller's notification connections (standalone process only). */
     link?: StorageLink;
     /** Loaded once per process; defaults to the commands folder. */
@@ -43,7 +47,7 @@ export interface ServiceOptions {
 }
 
 /** Wires the request-independent parts together. Throws when a command file is malformed. */
-export function createServices({ adapter, config, basePath = '', commands, link }: ServiceOptions): { services: AppServices; routes: Route[] } {
+export function createServices({ adapter, config, basePath = '', commands, link, namespace = adapter.namespace, identify }: ServiceOptions): { services: AppServices; routes: Route[] } {
     const served = servedCommands(commands ?? loadCommands(), config);
     precompile(served.values());
     const routes = restRoutes(config);
@@ -56,7 +60,7 @@ export function createServices({ adapter, config, basePath = '', commands, link 
     };
     const acls = new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
     const { sourceFor } = new EventAccess(feed, acls, id => adapter.getForeignObjectAsync(id));
-    const barrierId = `${adapter.namespace}.cacheBarrier`;
+    const barrierId = `${namespace}.cacheBarrier`;
     // without a link (inside the web adapter) the caches trust js-controller's reconnects
     const connected = (): boolean => link?.up !== false;
     link?.on('change', () => {
@@ -82,7 +86,8 @@ export function createServices({ adapter, config, basePath = '', commands, link 
     const services: AppServices = {
         adapter,
         config,
-        namespace: adapter.namespace,
+        namespace,
+        identify,
         adapterName: 'rest-api',
         version: PACKAGE_VERSION,
         acls,
@@ -91,7 +96,7 @@ export function createServices({ adapter, config, basePath = '', commands, link 
         stateCache,
         objectCache,
         polling: new PollingRegistry(sourceFor),
-        hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(adapter)),
+        hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(adapter, namespace)),
         sse: new SseRegistry(sourceFor),
         names: new NameIndex(async () => {
             const view = await adapter.getObjectViewAsync('system', 'state', {});

@@ -39,6 +39,10 @@ export function clientAddress(req: IncomingMessage): string {
  * No `WWW-Authenticate` header: browsers would pop up a login dialog on every API call.
  */
 export async function authenticate(app: AppServices, req: IncomingMessage, query: Query): Promise<Acl> {
+    const webUser = app.identify?.(req);
+    if (webUser) {
+        return app.acls.get(webUser);
+    }
     if (!app.config.auth) {
         return app.acls.get(app.config.defaultUser);
     }

@@ -124,10 +124,12 @@ export class HookRegistry {
 }
 
 /** Hooks are kept in the instance's own state `hooks`, readable by administrators only. */
-export function stateHookStore(adapter: ioBroker.Adapter): HookStore {
+/** Kept in the state `<namespace>.hooks` (foreign ids: inside the web adapter, `adapter` is web's). */
+export function stateHookStore(adapter: ioBroker.Adapter, namespace: string): HookStore {
+    const id = `${namespace}.hooks`;
     return {
         async load() {
-            const state = await adapter.getStateAsync('hooks').catch(() => null);
+            const state = await adapter.getForeignStateAsync(id).catch(() => null);
             try {
                 return typeof state?.val === 'string' ? (JSON.parse(state.val) as StoredHook[]) : [];
             } catch {
@@ -135,13 +137,13 @@ export function stateHookStore(adapter: ioBroker.Adapter): HookStore {
             }
         },
         async save(hooks) {
-            await adapter.setObjectNotExistsAsync('hooks', {
+            await adapter.setForeignObjectNotExistsAsync(id, {
                 type: 'state',
                 common: { name: 'URL hook subscriptions', type: 'string', role: 'json', read: true, write: false },
                 native: {},
                 acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
             } as ioBroker.SettableObject);
-            await adapter.setStateAsync('hooks', JSON.stringify(hooks), true);
+            await adapter.setForeignStateAsync(id, JSON.stringify(hooks), true);
         },
     };
 }

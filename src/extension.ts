@@ -1,0 +1,119 @@
+/*
+ * Web-extension mode: the ioBroker web adapter loads this module (io-package.json
+ * `common.webExtension`) for each rest-api instance whose `webInstance` names it, and mounts the same
+ * routes under /rest-api/ on its own server. The standalone process then stays down (src/main.ts).
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createApp, type App } from './app';
+import type { AppServices } from './app-services';
+import { normalizeConfig } from './config';
+import { createServices } from './services';
+
+export const BASE_PATH = '/rest-api';
+
+/** What web passes as its settings; only `auth` matters here. */
+interface WebSettings {
+    auth?: boolean;
+    secure?: boolean;
+    port?: number;
+    defaultUser?: string;
+}
+
+type Next = (err?: unknown) => void;
+
+/** The part of web's (express) app the extension uses. */
+interface WebApp {
+    use(handler: (req: IncomingMessage, res: ServerResponse, next: Next) => void): unknown;
+}
+
+/** Web's auth middleware stores the user name on the request. */
+function webUser(req: IncomingMessage): string | undefined {
+    const user = (req as IncomingMessage & { user?: unknown }).user;
+    if (typeof user !== 'string' || !user) {
+        return undefined;
+    }
+    return user.startsWith('system.user.') ? user : `system.user.${user}`;
+}
+
+export default class RestApiExtension {
+    private readonly services: AppServices;
+    private readonly app: App;
+    private readonly ready: Promise<void>;
+
+    /** The constructor web calls: (server, webSettings, webAdapter, restApiInstanceObject, app). */
+    constructor(
+        _server: Server,
+        webSettings: WebSettings,
+        private readonly adapter: ioBroker.Adapter,
+        instance: ioBroker.InstanceObject,
+        webApp: WebApp,
+    ) {
+        const namespace = instance._id.replace(/^system\.adapter\./, '');
+        const config = normalizeConfig(instance.native ?? {});
+        const { services, routes } = createServices({
+            adapter,
+            config,
+            basePath: BASE_PATH,
+            namespace,
+            identify: webSettings?.auth ? webUser : undefined,
+        });
+        this.services = services;
+        this.app = createApp(services, routes);
+        const prefix = `${BASE_PATH}/`;
+        webApp.use((req, res, next) => {
+            const url = req.url ?? '';
+            if (url === BASE_PATH || url.startsWith(prefix) || url.startsWith(`${BASE_PATH}?`)) {
+                this.app.handle(req, res);
+            } else {
+                next();
+            }
+        });
+        this.ready = this.start(namespace);
+    }
+
+    private async start(namespace: string): Promise<void> {
+        try {
+            // group and user changes must reach the ACL cache, as in the standalone process
+            await this.adapter.subscribeForeignObjectsAsync('system.group.*');
+            await this.adapter.subscribeForeignObjectsAsync('system.user.*');
+            await this.services.hooks.restore();
+            this.services.hooks.startChecks(this.services.config.checkInterval);
+            await this.adapter.setForeignStateAsync(`${namespace}.info.extension`, true, true);
+            this.adapter.log.info(`REST API ${namespace} mounted under ${BASE_PATH}/ (auth ${this.services.identify ? 'by web' : this.services.config.auth ? 'on' : 'off'}, web extension)`);
+        } catch (err) {
+            this.adapter.log.warn(`REST API ${namespace}: ${(err as Error).message}`);
+        }
+    }
+
+    /** Web forwards the changes of everything subscribed through its adapter. */
+    stateChange(id: string, state: ioBroker.State | null | undefined): void {
+        this.services.feed.emit('state', id, state);
+    }
+
+    objectChange(id: string, obj: ioBroker.Object | null | undefined): void {
+        if (id.startsWith('system.group.') || id.startsWith('system.user.')) {
+            this.services.acls.invalidate();
+            this.services.credentials.invalidate();
+        }
+        this.services.feed.emit('object', id, obj);
+    }
+
+    waitForReady(callback: () => void): void {
+        void this.ready.then(callback);
+    }
+
+    welcomePage(): Record<string, unknown> {
+        return { link: 'rest-api/', name: 'REST-API', img: 'adapter/rest-api/rest-api.png', color: '#157c00', order: 10, pro: false };
+    }
+
+    async unload(): Promise<void> {
+        await this.services.polling.close().catch(() => undefined);
+        await this.services.hooks.close().catch(() => undefined);
+        await this.services.sse.close().catch(() => undefined);
+        await this.adapter.setForeignStateAsync(`${this.services.namespace}.info.extension`, false, true).catch(() => undefined);
+    }
+}
+
+// web requires the file and takes `default` when present; a plain require gets the class too
+module.exports = RestApiExtension;
+module.exports.default = RestApiExtension;

@@ -1,0 +1,86 @@
+/*
+ * Stands in for the ioBroker web adapter in tests: a real js-controller adapter named `web`, a real
+ * http server, and every rest-api instance that names it loaded by web's extension contract
+ * (constructor arguments, waitForReady, stateChange/objectChange, unload). With auth on, web's own
+ * check runs first and puts the user name on the request, as web does.
+ * argv: port, auth (true|false), adapter dir (with an io-package.json of `web`).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import * as utils from '@iobroker/adapter-core';
+import { PROJECT_ROOT } from '../../scripts/embedded-storage';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+interface Extension {
+    waitForReady(cb: () => void): void;
+    stateChange(id: string, state: unknown): void;
+    objectChange(id: string, obj: unknown): void;
+    welcomePage(): unknown;
+    unload(): Promise<void>;
+}
+
+const [port, authArg, dirname] = process.argv.slice(2);
+const auth = authArg === 'true';
+const adapter = new utils.Adapter({ name: 'web', dirname });
+const handlers: Handler[] = [];
+const extensions: Extension[] = [];
+
+async function webAuth(req: IncomingMessage): Promise<boolean> {
+    const [scheme, value = ''] = (req.headers.authorization ?? '').split(' ');
+    if (scheme !== 'Basic') {
+        return false;
+    }
+    const [user, password] = Buffer.from(value, 'base64').toString().split(':');
+    const ok = await new Promise<boolean>(resolve => adapter.checkPassword(user, password ?? '', {}, success => resolve(!!success)));
+    if (ok) {
+        (req as IncomingMessage & { user?: string }).user = user;
+    }
+    return ok;
+}
+
+const server = createServer((req, res) => {
+    void (async () => {
+        if (auth && !(await webAuth(req))) {
+            res.writeHead(401, { 'Content-Type': 'text/plain' });
+            res.end('web: Unauthorized');
+            return;
+        }
+        let index = 0;
+        const next = (): void => {
+            const handler = handlers[index++];
+            if (handler) {
+                handler(req, res, next);
+            } else {
+                res.writeHead(404, { 'Content-Type': 'text/plain' });
+                res.end('web: not found');
+            }
+        };
+        next();
+    })();
+});
+
+adapter.on('ready', async () => {
+    const io = require(join(PROJECT_ROOT, 'io-package.json')); // eslint-disable-line @typescript-eslint/no-require-imports
+    const loaded = require(join(PROJECT_ROOT, io.common.webExtension)); // eslint-disable-line @typescript-eslint/no-require-imports
+    const Ext = loaded.default ?? loaded;
+    const view = await adapter.getObjectViewAsync('system', 'instance', { startkey: 'system.adapter.rest-api.', endkey: 'system.adapter.rest-api.\u9999' });
+    for (const { value: instance } of view.rows) {
+        if (instance?.native?.webInstance !== adapter.namespace && instance?.native?.webInstance !== '*') {
+            continue;
+        }
+        const settings = { secure: false, port: Number(port), language: 'en', defaultUser: 'system.user.admin', auth };
+        const extension: Extension = new Ext(server, settings, adapter, instance, { use: (h: Handler) => handlers.push(h) });
+        await new Promise<void>(resolve => extension.waitForReady(resolve));
+        extensions.push(extension);
+        console.log(`welcome ${JSON.stringify(extension.welcomePage())}`);
+    }
+    server.listen(Number(port), '127.0.0.1', () => console.log(`web-host listening ${extensions.length}`));
+});
+adapter.on('stateChange', (id, state) => extensions.forEach(e => e.stateChange(id, state)));
+adapter.on('objectChange', (id, obj) => extensions.forEach(e => e.objectChange(id, obj)));
+adapter.on('unload', callback => {
+    void Promise.all(extensions.map(e => e.unload())).finally(() => {
+        server.closeAllConnections();
+        server.close(() => callback());
+    });
+});

@@ -1,0 +1,138 @@
+/*
+ * Web-extension mode: the extension module loaded the way the ioBroker web adapter loads it
+ * (test/support/web-host.ts), on a real http server, against real storage.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { PROJECT_ROOT } from '../scripts/embedded-storage';
+import { stopProcess } from '../scripts/stop-process';
+import { startIobroker, type IobFixture } from './support/iobroker';
+import { freePort } from './support/ports';
+
+let iob: IobFixture;
+const webDir = mkdtempSync(join(tmpdir(), 'rest-api-web-'));
+writeFileSync(join(webDir, 'io-package.json'), JSON.stringify({ common: { name: 'web', version: '9.1.0' }, native: {} }));
+writeFileSync(join(webDir, 'package.json'), JSON.stringify({ name: 'iobroker.web', version: '9.1.0' }));
+
+t.before(async () => {
+    iob = await startIobroker();
+    await iob.createState('0_userdata.0.ext', { type: 'number' }, 1);
+    const host = (await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0')).common.host;
+    await iob.storage.objects.setObjectAsync('system.adapter.web.0', {
+        _id: 'system.adapter.web.0',
+        type: 'instance',
+        common: { name: 'web', version: '9.1.0', enabled: true, host, mode: 'daemon' },
+        native: {},
+    });
+    const instance = await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0');
+    instance.native.webInstance = 'web.0';
+    await iob.storage.objects.setObjectAsync('system.adapter.rest-api.0', instance);
+});
+t.teardown(async () => {
+    await iob?.stop();
+    rmSync(webDir, { recursive: true, force: true });
+});
+
+interface WebHost {
+    base: string;
+    output(): string;
+    proc: ChildProcess;
+}
+
+async function startWeb(auth: boolean): Promise<WebHost> {
+    const port = await freePort();
+    const proc = spawn(process.execPath, [join(PROJECT_ROOT, 'build', 'test', 'support', 'web-host.js'), String(port), String(auth), webDir], {
+        env: { ...process.env, IOBROKER_DATA_DIR: iob.storage.dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    proc.stdout!.on('data', d => (output += d));
+    proc.stderr!.on('data', d => (output += d));
+    const deadline = Date.now() + 20_000;
+    while (!output.includes('web-host listening')) {
+        if (Date.now() > deadline || proc.exitCode !== null) {
+            throw new Error(`web host did not start:\n${output}`);
+        }
+        await new Promise(r => setTimeout(r, 50));
+    }
+    return { base: `http://127.0.0.1:${port}`, output: () => output, proc };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (res: Response): Promise<any> => res.json();
+const basic = (user: string, pass: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` });
+
+t.test('every kind of route works under /rest-api/ on web\'s server', async t => {
+    const web = await startWeb(false);
+    t.teardown(() => stopProcess(web.proc));
+    t.match(web.output(), 'web-host listening 1', 'one extension loaded');
+    t.match(web.output(), '"link":"rest-api/"', 'welcome page entry');
+    const get = (path: string, init?: RequestInit) => fetch(web.base + path, init);
+
+    const state = await get('/rest-api/v1/state/0_userdata.0.ext');
+    t.equal(state.status, 200);
+    t.equal((await json(state)).val, 1);
+    const patch = await get('/rest-api/v1/state/0_userdata.0.ext', { method: 'PATCH', body: JSON.stringify({ val: 2 }), headers: { 'Content-Type': 'application/json' } });
+    t.equal(patch.status, 200);
+    t.equal(await (await get('/rest-api/v1/state/0_userdata.0.ext/plain')).text(), '2', 'written and read back');
+    t.equal((await json(await get('/rest-api/v1/command/getState?id=0_userdata.0.ext'))).result.val, 2, 'commands');
+    t.equal((await json(await get('/rest-api/v1/object/0_userdata.0.ext')))._id, '0_userdata.0.ext', 'objects');
+    t.equal((await get('/rest-api/v1/state/0_userdata.0.nothing')).status, 404, 'JSON errors too');
+
+    const docs = await get('/rest-api/');
+    t.equal(docs.status, 200);
+    t.match(await docs.text(), /swagger|api/i, 'the docs page');
+    const spec = await json(await get('/rest-api/api-docs/swagger.json'));
+    t.same(spec.servers?.map((s: { url: string }) => s.url), ['/rest-api'], 'OpenAPI servers carry the prefix');
+
+    t.equal(await (await get('/v1/state/0_userdata.0.ext')).text(), 'web: not found', 'nothing outside the prefix');
+
+    // long polling under the prefix: subscribe, then a change made elsewhere arrives
+    const sub = await get('/rest-api/v1/state/0_userdata.0.ext/subscribe?sid=ext1&method=polling');
+    t.equal(sub.status, 200);
+    const poll = get('/rest-api/v1/polling?sid=ext1&timeout=5000').then(r => r.text());
+    await new Promise(r => setTimeout(r, 300));
+    await iob.storage.states.setStateAsync('0_userdata.0.ext', { val: 3, ack: true, from: 'system.adapter.other.0' });
+    t.same(JSON.parse(await poll).state.val, 3);
+
+    t.equal((await iob.storage.states.getStateAsync('rest-api.0.info.extension'))?.val, true, 'info.extension set');
+    const pending = get('/rest-api/v1/polling?sid=ext1&timeout=10000').then(r => r.text());
+    await new Promise(r => setTimeout(r, 300));
+    await stopProcess(web.proc);
+    t.same(JSON.parse(await pending), { disconnect: true }, 'unload ends pending polls');
+    t.equal((await iob.storage.states.getStateAsync('rest-api.0.info.extension'))?.val, false, 'info.extension cleared');
+});
+
+t.test('with web\'s auth on, requests run as the user web authenticated', async t => {
+    await iob.createUser('viewer', { state: { read: true } }, 'v');
+    const web = await startWeb(true);
+    t.teardown(() => stopProcess(web.proc));
+    t.equal((await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`)).status, 401, 'web refuses without credentials');
+    const read = await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: basic('viewer', 'v') });
+    t.equal(read.status, 200);
+    const write = await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('viewer', 'v') });
+    t.equal(write.status, 403, 'not the admin default user: the viewer may not write');
+    const admin = await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('admin', 'iobroker') });
+    t.equal(admin.status, 200, 'the administrator, authenticated by web, may');
+});
+
+t.test('the standalone process stays down when a web instance serves it', async t => {
+    // the fixture's own process goes first: js-controller refuses a second one while it is alive
+    process.kill(iob.pid!, 'SIGTERM');
+    for (let i = 0; i < 100 && (await iob.storage.states.getStateAsync('system.adapter.rest-api.0.alive'))?.val; i++) {
+        await new Promise(r => setTimeout(r, 100));
+    }
+    const port = await freePort();
+    const instance = await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0');
+    await iob.storage.objects.setObjectAsync('system.adapter.rest-api.0', { ...instance, native: { ...instance.native, port } });
+    const proc = spawn(process.execPath, [join(PROJECT_ROOT, 'build', 'src', 'main.js')], { env: { ...process.env, IOBROKER_DATA_DIR: iob.storage.dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    proc.stdout!.on('data', d => (output += d));
+    proc.stderr!.on('data', d => (output += d));
+    const code = await new Promise<number | null>(resolve => proc.on('exit', resolve));
+    t.equal(code, 11, `ADAPTER_REQUESTED_TERMINATION\n${output}`);
+    t.equal(await fetch(`http://127.0.0.1:${port}/name`).then(() => 'open', () => 'closed'), 'closed', 'no own port');
+});
