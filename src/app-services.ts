@@ -23,6 +23,8 @@ export interface AppServices {
     acls: AclCache;
     credentials: CredentialChecker;
     feed: ChangeFeed;
+    /** False while js-controller's storage connection is down (only known in the standalone process). */
+    storageUp(): boolean;
     /** Repeated reads from memory, kept coherent by change notifications (src/lib/coherent-cache.ts). */
     stateCache: CoherentCache<ioBroker.State>;
     objectCache: CoherentCache<ioBroker.Object>;

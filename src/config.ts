@@ -29,6 +29,20 @@ export interface Config {
     hookMaxFailures: number;
     /** First retry delay of a failed hook delivery in ms (doubles each time). */
     hookRetryMs: number;
+    /** Time a client may take for its request headers, and for the whole request (body included), in ms. */
+    headersTimeout: number;
+    requestTimeout: number;
+    /** Long-polling sessions, URL hooks and event streams, per user and in total (429 beyond). */
+    limits: EventLimits;
+}
+
+export interface EventLimits {
+    pollSessionsPerUser: number;
+    pollSessionsTotal: number;
+    hooksPerUser: number;
+    hooksTotal: number;
+    sseStreamsPerUser: number;
+    sseStreamsTotal: number;
 }
 
 const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -53,6 +67,7 @@ export function toUserId(name: string): string {
 
 export function normalizeConfig(native: Record<string, unknown>): Config {
     const checkInterval = int(native.checkInterval, 30000);
+    const requestTimeout = Math.max(2000, int(native.requestTimeout, 120_000));
     return {
         port: int(native.port, 8093),
         bind: str(native.bind, '0.0.0.0'),
@@ -76,6 +91,18 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
         publicDocs: bool(native.publicDocs),
         hookMaxFailures: Math.max(1, int(native.hookMaxFailures, 10)),
         hookRetryMs: Math.max(10, int(native.hookRetryMs, 1000)),
+        // Node refuses a headers timeout above the request timeout
+        headersTimeout: Math.min(requestTimeout, Math.max(1000, int(native.headersTimeout, 20_000))),
+        // counts until the request is received: long polls and event streams are not cut
+        requestTimeout,
+        limits: {
+            pollSessionsPerUser: Math.max(1, int(native.pollSessionsPerUser, 10_000)),
+            pollSessionsTotal: Math.max(1, int(native.pollSessionsTotal, 20_000)),
+            hooksPerUser: Math.max(1, int(native.hooksPerUser, 1000)),
+            hooksTotal: Math.max(1, int(native.hooksTotal, 5000)),
+            sseStreamsPerUser: Math.max(1, int(native.sseStreamsPerUser, 10)),
+            sseStreamsTotal: Math.max(1, int(native.sseStreamsTotal, 200)),
+        },
         corsOrigins: str(native.corsOrigins)
             .split(',')
             .map(origin => origin.trim())

@@ -9,7 +9,7 @@ import type { Config } from './config';
 import { HookRegistry, stateHookStore } from './events/hook-registry';
 import { EventAccess } from './events/event-access';
 import { PollingRegistry } from './events/polling';
-import { SseRegistry } from './events/sse';
+import { SSE_DEFAULTS, SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
 import { CoherentCache } from './lib/coherent-cache';
 import { trackWrites } from './lib/write-tracking';
@@ -88,6 +88,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         config,
         namespace,
         identify,
+        storageUp: connected,
         adapterName: 'rest-api',
         version: PACKAGE_VERSION,
         acls,
@@ -95,9 +96,9 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         feed,
         stateCache,
         objectCache,
-        polling: new PollingRegistry(sourceFor),
-        hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(adapter, namespace)),
-        sse: new SseRegistry(sourceFor),
+        polling: new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }),
+        hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(adapter, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }),
+        sse: new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }),
         names: new NameIndex(async () => {
             const view = await adapter.getObjectViewAsync('system', 'state', {});
             return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));

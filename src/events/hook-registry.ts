@@ -18,6 +18,7 @@ export class HookRegistry {
         private readonly sourceFor: SourceFor,
         private readonly settings: HookSettings,
         private readonly store: HookStore,
+        private readonly limits: { perUser: number; total: number } = { perUser: 1000, total: 5000 },
     ) {}
 
     private key(user: string, url: string): string {
@@ -33,6 +34,10 @@ export class HookRegistry {
         const existing = this.get(user, url);
         if (existing) {
             return existing;
+        }
+        const mine = [...this.hooks.values()].filter(h => h.user === user).length;
+        if (this.hooks.size >= this.limits.total || mine >= this.limits.perUser) {
+            throw new HttpError('TOO_MANY_REQUESTS', 'Too many URL hooks', { url }, undefined, { 'Retry-After': '60' });
         }
         const hook = this.create(user, url, method, secret);
         try {

@@ -1,4 +1,5 @@
 import type { EventSource, SourceFor } from './event-access';
+import { HttpError } from '../http-error';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 
 export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
@@ -119,7 +120,10 @@ export class PollingRegistry {
     private readonly sessions = new Map<string, PollingSession>();
     private gc: NodeJS.Timeout | null = null;
 
-    constructor(private readonly sourceFor: SourceFor) {}
+    constructor(
+        private readonly sourceFor: SourceFor,
+        private readonly limits: { perUser: number; total: number } = { perUser: 10_000, total: 20_000 },
+    ) {}
 
     private key(user: string, sid: string): string {
         return `${user}\u0000${sid}`;
@@ -133,6 +137,7 @@ export class PollingRegistry {
         const key = this.key(user, sid);
         let session = this.sessions.get(key);
         if (!session) {
+            this.assertRoom(user);
             session = new PollingSession(user, this.sourceFor(user));
             this.sessions.set(key, session);
             this.startGc();
@@ -178,6 +183,20 @@ export class PollingRegistry {
             await session.subscriptions.clear();
         }
         this.sessions.clear();
+    }
+
+    private assertRoom(user: string): void {
+        if (this.sessions.size >= this.limits.total || this.countOf(user) >= this.limits.perUser) {
+            throw new HttpError('TOO_MANY_REQUESTS', 'Too many long-polling sessions', {}, undefined, { 'Retry-After': '30' });
+        }
+    }
+
+    private countOf(user: string): number {
+        let count = 0;
+        for (const session of this.sessions.values()) {
+            count += session.user === user ? 1 : 0;
+        }
+        return count;
     }
 
     private startGc(): void {

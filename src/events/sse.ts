@@ -12,7 +12,7 @@ export interface SseLimits {
     graceMs: number;
 }
 
-const DEFAULT_LIMITS: SseLimits = { streamsPerUser: 10, streamsTotal: 200, replaySize: 500, graceMs: 60_000 };
+export const SSE_DEFAULTS: SseLimits = { streamsPerUser: 10, streamsTotal: 200, replaySize: 500, graceMs: 60_000 };
 
 export interface OpenOptions {
     heartbeatMs: number;
@@ -31,7 +31,7 @@ export class SseRegistry {
 
     constructor(
         private readonly sourceFor: SourceFor,
-        private readonly limits: SseLimits = DEFAULT_LIMITS,
+        private readonly limits: SseLimits = SSE_DEFAULTS,
     ) {}
 
     /** Subscribes (or joins the channel) and answers the function that runs the stream once headers are out. */

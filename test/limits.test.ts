@@ -1,0 +1,128 @@
+/*
+ * Resource limits against real storage: slow clients, caps on long-polling sessions, URL hooks and
+ * event streams (429 with Retry-After beyond), the body limit while a body streams in.
+ */
+import { createServer, request, type Server } from 'node:http';
+import { connect } from 'node:net';
+import t from 'tap';
+import { startIobroker, type IobFixture } from './support/iobroker';
+
+let iob: IobFixture;
+let receiver: Server;
+let receiverUrl = '';
+t.before(async () => {
+    iob = await startIobroker({
+        native: {
+            pollSessionsPerUser: 2,
+            pollSessionsTotal: 3,
+            hooksPerUser: 1,
+            hooksTotal: 2,
+            sseStreamsPerUser: 1,
+            sseStreamsTotal: 5,
+            bodyLimit: 4096,
+            headersTimeout: 2000,
+            requestTimeout: 4000,
+            allowLocalTargets: true,
+            auth: true,
+        },
+    });
+    await iob.createUser('other', { state: { read: true, write: true } }, 'o');
+    await iob.createState('0_userdata.0.limited', { type: 'string' }, 'kept');
+    receiver = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.end('{}'));
+    });
+    await new Promise<void>(resolve => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+});
+t.teardown(async () => {
+    receiver?.close();
+    await iob?.stop();
+});
+
+const admin = { Authorization: `Basic ${Buffer.from('admin:iobroker').toString('base64')}` };
+const other = { Authorization: `Basic ${Buffer.from('other:o').toString('base64')}` };
+
+t.test('long-polling sessions are capped per user and in total', async t => {
+    for (const sid of ['a1', 'a2']) {
+        t.equal((await iob.request(`/v1/polling?sid=${sid}&connect`, { headers: admin })).status, 200);
+    }
+    const third = await iob.request('/v1/polling?sid=a3&connect', { headers: admin });
+    t.equal(third.status, 429);
+    t.ok(third.headers['retry-after'], 'Retry-After');
+    t.match(third.json, { error: /Too many/ });
+    t.equal((await iob.request('/v1/polling?sid=a1&connect', { headers: admin })).status, 200, 'existing sessions go on');
+    t.equal((await iob.request('/v1/polling?sid=o1&connect', { headers: other })).status, 200, 'another user has room');
+    t.equal((await iob.request('/v1/polling?sid=o2&connect', { headers: other })).status, 429, 'the total is reached');
+    const subscribe = await iob.request('/v1/states/subscribe?sid=o3', { method: 'POST', body: { method: 'polling', pattern: '0_userdata.0.*' }, headers: other });
+    t.equal(subscribe.status, 429, 'subscribing cannot create one either');
+});
+
+t.test('URL hooks are capped per user and in total', async t => {
+    const hook = (path: string, headers: Record<string, string>) =>
+        iob.request('/v1/states/subscribe', { method: 'POST', body: { url: `${receiverUrl}/${path}`, pattern: '0_userdata.0.*' }, headers });
+    t.equal((await hook('a', admin)).status, 200);
+    const second = await hook('b', admin);
+    t.equal(second.status, 429);
+    t.ok(second.headers['retry-after']);
+    t.equal((await hook('a', admin)).status, 200, 'the same URL again is no new hook');
+    t.equal((await hook('c', other)).status, 200, 'another user has room');
+    t.equal((await hook('d', other)).status, 429);
+});
+
+t.test('event streams are capped per user', async t => {
+    const open = () =>
+        new Promise<{ status: number; close(): void }>((resolve, reject) => {
+            const req = request(`${iob.baseUrl}/v1/events?pattern=0_userdata.0.*`, { headers: admin }, res => resolve({ status: res.statusCode ?? 0, close: () => req.destroy() }));
+            req.on('error', reject);
+            req.end();
+        });
+    const first = await open();
+    t.equal(first.status, 200);
+    const second = await open();
+    t.equal(second.status, 429);
+    first.close();
+    second.close();
+});
+
+t.test('the body limit applies while a chunked body streams in, and nothing is stored', async t => {
+    const status = await new Promise<number>((resolve, reject) => {
+        const req = request(`${iob.baseUrl}/v1/state/0_userdata.0.limited`, { method: 'PATCH', headers: { ...admin, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, res => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+        });
+        req.on('error', () => resolve(-1));
+        req.write('{"val":"');
+        let sent = 0;
+        const more = (): void => {
+            if (sent > 64 * 1024 || req.destroyed) {
+                req.end('"}');
+                return;
+            }
+            sent += 1024;
+            req.write('x'.repeat(1024), () => setImmediate(more));
+        };
+        more();
+        req.on('close', () => reject(new Error('closed before an answer')));
+    }).catch(() => -1);
+    t.ok(status === 413 || status === -1, `413 or the connection cut (${status})`);
+    t.equal((await iob.storage.states.getStateAsync('0_userdata.0.limited')).val, 'kept');
+});
+
+t.test('a client that never finishes its headers loses the connection (slowloris)', async t => {
+    const started = Date.now();
+    const ended = await new Promise<string>(resolve => {
+        const socket = connect(iob.port, '127.0.0.1', () => socket.write('GET /v1/state/0_userdata.0.limited HTTP/1.1\r\nHost: x\r\n'));
+        let answer = '';
+        // one more header line every 500 ms, never the blank line that ends them
+        const drip = setInterval(() => socket.writable && socket.write(`X-Drip: ${Date.now()}\r\n`), 500);
+        socket.on('data', d => (answer += d));
+        socket.on('close', () => {
+            clearInterval(drip);
+            resolve(answer);
+        });
+    });
+    const took = Date.now() - started;
+    t.ok(took < 8000, `closed after ${took} ms (headers timeout 2 s)`);
+    t.match(ended, /^HTTP\/1.1 408|^$/, 'a 408 or a closed socket');
+});
