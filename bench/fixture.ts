@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../scripts/embedded-storage';
+import { nodeProcessParams, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { freePort } from '../test/support/ports';
 import { copySeed, ensureSeed } from '../test/support/seed';
@@ -30,7 +30,7 @@ export async function startRuntime(native: Record<string, unknown> = {}): Promis
     const port = await freePort();
     await writeInstance(storage, { bind: '127.0.0.1', port, ...native });
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-    const adapter: ChildProcess = spawn(process.execPath, [...profile, join(PROJECT_ROOT, 'build', 'src', 'main.js')], {
+    const adapter: ChildProcess = spawn(process.execPath, [...profile, ...nodeProcessParams(), join(PROJECT_ROOT, 'build', 'src', 'main.js')], {
         env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
         stdio: 'ignore',
     });

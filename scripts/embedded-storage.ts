@@ -179,6 +179,11 @@ export function runCli(args: string[], dataDir: string): Promise<void> {
 
 export const INSTANCE_ID = 'system.adapter.rest-api.0';
 
+/** The Node flags js-controller starts the adapter with (io-package.json `common.nodeProcessParams`). */
+export function nodeProcessParams(): string[] {
+    return JSON.parse(readFileSync(join(PROJECT_ROOT, 'io-package.json'), 'utf8')).common.nodeProcessParams ?? [];
+}
+
 /** Writes system.adapter.rest-api and its instance 0 from io-package.json, keeping a stored native config. */
 export async function writeInstance(storage: Storage, native: Record<string, unknown> = {}): Promise<void> {
     const io = JSON.parse(readFileSync(join(PROJECT_ROOT, 'io-package.json'), 'utf8'));

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { stopProcess } from './stop-process';
-import { INSTANCE_ID, needsSeed, PROJECT_ROOT, runCli, seedBasicsReady, startStorage, writeInstance, type Storage } from './embedded-storage';
+import { INSTANCE_ID, needsSeed, nodeProcessParams, PROJECT_ROOT, runCli, seedBasicsReady, startStorage, writeInstance, type Storage } from './embedded-storage';
 
 const WARM_ADAPTER = join(__dirname, 'warm-adapter.js');
 const REQUESTED_TERMINATION = 11;
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
 
     let ready: Promise<unknown> = Promise.resolve();
     const spawnAdapter = (): void => {
-        const proc = spawn(process.execPath, [WARM_ADAPTER, '--console'], {
+        const proc = spawn(process.execPath, [...nodeProcessParams(), WARM_ADAPTER, '--console'], {
             cwd: PROJECT_ROOT,
             env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
             stdio: ['inherit', 'inherit', 'inherit', 'ipc'],

@@ -16,8 +16,10 @@ class RestApi extends utils.Adapter {
     private onChange: { state(id: string, s: ioBroker.State | null | undefined): void; object(id: string, o: ioBroker.Object | null | undefined): void } | null = null;
 
     constructor(options: Partial<utils.AdapterOptions> = {}) {
-        // dirname: the adapter is not installed under node_modules when run from its own folder
-        super({ ...options, name: 'rest-api', dirname: PACKAGE_ROOT });
+        // dirname: the adapter is not installed under node_modules when run from its own folder.
+        // strictObjectChecks off: every write would read its object again only to log type warnings,
+        // and our routes already convert values by the object's type
+        super({ ...options, name: 'rest-api', dirname: PACKAGE_ROOT, strictObjectChecks: false });
         this.link = new StorageLink(this);
         this.on('ready', () => this.start().catch(err => this.fail(err)));
         this.on('stateChange', (id, state) => this.onChange?.state(id, state));
