@@ -1,34 +1,128 @@
 #!/usr/bin/env node
-// `npm test`: build, seed the test DB snapshot once, run every tap test, end with "N passed, N failed".
+// `npm test`: build, seed the test DB snapshot once, run every tap test, then the @iobroker/testing
+// harness (never in parallel with tap), and end with "N passed, N failed" over both.
+// With file arguments only tap runs, on those files; `--harness` runs only the harness.
 'use strict';
 const { execFileSync, spawn } = require('node:child_process');
+const { readFileSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
+const args = process.argv.slice(2);
+const harnessOnly = args.includes('--harness');
+const tapArgs = args.filter(arg => arg !== '--harness');
+const runHarnessToo = harnessOnly || tapArgs.length === 0;
+// a cold first run (js-controller install) takes about 2.5 minutes; more means something hangs
+const HARNESS_LIMIT_MS = 15 * 60_000;
+
 try {
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
-    execFileSync(process.execPath, ['-e', "require('./build/test/support/seed.js').ensureSeed().then(() => process.exit(0), e => { console.error(e); process.exit(1); })"], {
-        cwd: root,
-        stdio: 'inherit',
-    });
+    if (!harnessOnly) {
+        execFileSync(process.execPath, ['-e', "require('./build/test/support/seed.js').ensureSeed().then(() => process.exit(0), e => { console.error(e); process.exit(1); })"], {
+            cwd: root,
+            stdio: 'inherit',
+        });
+    }
 } catch {
     console.log('build or test setup failed');
     console.log('0 passed, 1 failed');
     process.exit(1);
 }
 
-const tap = spawn(process.execPath, [join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...process.argv.slice(2)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-let tail = '';
-tap.stdout.on('data', chunk => {
-    process.stdout.write(chunk);
-    tail = (tail + chunk).slice(-4000);
-});
-tap.on('exit', code => {
-    // tap's closing summary: "# { total: 12, pass: 11, fail: 1 }"
-    const summary = /# \{ total: [^}]*\}/.exec(tail)?.[0];
-    const count = key => Number(new RegExp(`${key}: (\\d+)`).exec(summary ?? '')?.[1] ?? 0);
-    const pass = count('pass');
-    const fail = summary ? count('fail') : 1;
+/** Runs tap and resolves with its counts; no summary line counts as a failure. */
+function runTap() {
+    return new Promise(resolve => {
+        const tap = spawn(process.execPath, [join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...tapArgs], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+        let tail = '';
+        tap.stdout.on('data', chunk => {
+            process.stdout.write(chunk);
+            tail = (tail + chunk).slice(-4000);
+        });
+        tap.on('exit', code => {
+            // tap's closing summary: "# { total: 12, pass: 11, fail: 1 }"
+            const summary = /# \{ total: [^}]*\}/.exec(tail)?.[0];
+            const count = key => Number(new RegExp(`${key}: (\\d+)`).exec(summary ?? '')?.[1] ?? 0);
+            resolve({ pass: count('pass'), fail: summary ? count('fail') : 1, ok: code === 0 && !!summary });
+        });
+    });
+}
+
+/**
+ * Runs test/harness/integration.js with mocha's JSON reporter written to a file. A run that leaves no
+ * report, or exits non-zero without a reported failure, counts as one failure: it never passes silently.
+ */
+function runHarness() {
+    const report = join(tmpdir(), `rest-api-harness-${process.pid}.json`);
+    rmSync(report, { force: true });
+    console.log('\n# @iobroker/testing harness (test/harness/integration.js)');
+    const started = Date.now();
+    let mochaBin;
+    try {
+        mochaBin = require.resolve('mocha/bin/mocha.js');
+    } catch {
+        console.log('# harness: mocha is not installed; counted as a failure');
+        return Promise.resolve({ pass: 0, fail: 1, ok: false });
+    }
+    return new Promise(resolve => {
+        const mocha = spawn(
+            process.execPath,
+            [mochaBin, '--exit', '--reporter', 'json', '--reporter-option', `output=${report}`, join('test', 'harness', 'integration.js')],
+            // its own process group, so a hang can be ended together with the adapter it spawned
+            { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], detached: true },
+        );
+        let timedOut = false;
+        const timer = setTimeout(() => {
+            timedOut = true;
+            try {
+                process.kill(-mocha.pid, 'SIGKILL');
+            } catch {
+                // already gone
+            }
+        }, HARNESS_LIMIT_MS);
+        mocha.on('error', err => console.log(`# harness: cannot start mocha: ${err.message}`));
+        mocha.on('close', code => {
+            clearTimeout(timer);
+            let result;
+            try {
+                result = JSON.parse(readFileSync(report, 'utf8'));
+            } catch {
+                result = null;
+            }
+            rmSync(report, { force: true });
+            const pass = result?.stats?.passes ?? 0;
+            let fail = result?.stats?.failures ?? 0;
+            for (const test of result?.failures ?? []) {
+                console.log(`# harness: not ok ${test.fullTitle}: ${String(test.err?.message ?? '').split('\n')[0]}`);
+            }
+            for (const test of result?.pending ?? []) {
+                console.log(`# harness: skipped ${test.fullTitle}`);
+            }
+            if (timedOut) {
+                console.log(`# harness: killed after ${HARNESS_LIMIT_MS / 60_000} minutes`);
+            }
+            if (!result || timedOut || (code !== 0 && fail === 0)) {
+                console.log(`# harness: did not complete (exit code ${code}); counted as a failure`);
+                fail += 1;
+            }
+            console.log(`# harness: ${pass} passed, ${fail} failed, ${result?.stats?.pending ?? 0} skipped in ${Math.round((Date.now() - started) / 1000)} s`);
+            resolve({ pass, fail, ok: fail === 0 });
+        });
+    });
+}
+
+(async () => {
+    const results = [];
+    if (!harnessOnly) {
+        results.push(await runTap());
+    }
+    if (runHarnessToo) {
+        results.push(await runHarness());
+    } else {
+        console.log('# harness: not run, because file arguments were given (`--harness` runs it alone)');
+    }
+    const pass = results.reduce((sum, r) => sum + r.pass, 0);
+    const fail = results.reduce((sum, r) => sum + r.fail, 0);
     console.log(`${pass} passed, ${fail} failed`);
-    process.exit(code === 0 && summary ? 0 : code || 1);
-});
+    process.exit(results.every(r => r.ok) ? 0 : 1);
+})();

@@ -2,7 +2,6 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import * as utils from '@iobroker/adapter-core';
-import { tools } from '@iobroker/js-controller-common-db';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { sendToHost } from './messaging';
@@ -18,8 +17,9 @@ interface FileTransport {
 /** js-controller's file loggers: transport name → folder. Relative names start at the ioBroker root. */
 export function logFolders(): Map<string, string> {
     const root = join(utils.controllerDir, '..', '..');
-    // js-controller's own lookup of iobroker.json, which honours IOBROKER_DATA_DIR
-    const config = JSON.parse(readFileSync(tools.getConfigFileName(), 'utf8')) as { log?: { transport?: Record<string, FileTransport> } };
+    // iobroker.json lives in the data dir (IOBROKER_DATA_DIR when set); js-controller's own lookup
+    // would need its common-db package, which an installed adapter does not depend on
+    const config = JSON.parse(readFileSync(join(utils.getAbsoluteDefaultDataDir(), 'iobroker.json'), 'utf8')) as { log?: { transport?: Record<string, FileTransport> } };
     const transports = config.log?.transport ?? {};
     const folders = new Map<string, string>();
     for (const [name, transport] of Object.entries(transports)) {

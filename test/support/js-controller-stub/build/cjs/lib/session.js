@@ -1,0 +1,3 @@
+'use strict';
+// adapter-core resolves this js-controller module when it is loaded
+module.exports = {};

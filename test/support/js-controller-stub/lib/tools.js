@@ -1,0 +1,3 @@
+'use strict';
+// adapter-core resolves js-controller's tools when it is loaded
+module.exports = {};
