@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { assertSafePattern } from '../src/lib/pattern';
 
 export default defineCommand({
     name: 'delObject',
@@ -12,6 +13,9 @@ export default defineCommand({
     effect: 'write',
     envelope: 'results',
     async handler({ id, options }, { adapter, callOptions }) {
+        if (options?.recursive) {
+            assertSafePattern('id', id);
+        }
         await adapter.delForeignObjectAsync(id, { ...callOptions, recursive: !!options?.recursive });
         return [];
     },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { assertSafePattern } from '../src/lib/pattern';
 
 export default defineCommand({
     name: 'delObjects',
@@ -13,6 +14,7 @@ export default defineCommand({
     envelope: 'results',
     adminOnly: true,
     async handler({ id }, { adapter, callOptions }) {
+        assertSafePattern('id', id);
         await adapter.delForeignObjectAsync(id, { ...callOptions, recursive: true });
         return [];
     },

@@ -2,6 +2,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { HttpError, type ParamProblem } from './http-error';
 import { booleanFromText } from './lib/boolean-text';
+import { MAX_JSON_DEPTH, tooDeep } from './read-body';
 
 /** Raw request values: strings from the query (`null` for a bare `?key`), JSON types from a body. */
 export type RawParams = Record<string, unknown>;
@@ -35,6 +36,9 @@ function coerce(name: string, value: unknown, kinds: Set<string>): Coerced {
     if (typeof value === 'string') {
         const text = value.trim();
         if ((kinds.has('object') || kinds.has('array')) && /^[[{]/.test(text)) {
+            if (tooDeep(text)) {
+                return { problem: `Cannot parse ${name}: nested deeper than ${MAX_JSON_DEPTH} levels` };
+            }
             try {
                 return { value: JSON.parse(text) };
             } catch (err) {

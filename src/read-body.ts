@@ -52,11 +52,45 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     if (!isJsonType(type) && !/^\s*[[{]/.test(text)) {
         throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON (Content-Type: application/json)');
     }
+    if (tooDeep(text)) {
+        throw new HttpError('BAD_REQUEST', `Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`);
+    }
     try {
         return JSON.parse(text);
     } catch (err) {
         throw new HttpError('BAD_REQUEST', `Invalid JSON body: ${(err as Error).message}`);
     }
+}
+
+/** Deeper JSON would overflow the stack of recursive code (merging, JSON.stringify, js-controller's copies). */
+export const MAX_JSON_DEPTH = 256;
+
+/** True when JSON text nests arrays or objects deeper than MAX_JSON_DEPTH; one pass, strings skipped. */
+export function tooDeep(text: string): boolean {
+    if (text.length <= 2 * MAX_JSON_DEPTH) {
+        return false;
+    }
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (inString) {
+            if (c === 0x5c) {
+                i++;
+            } else if (c === 0x22) {
+                inString = false;
+            }
+        } else if (c === 0x22) {
+            inString = true;
+        } else if (c === 0x5b || c === 0x7b) {
+            if (++depth > MAX_JSON_DEPTH) {
+                return true;
+            }
+        } else if (c === 0x5d || c === 0x7d) {
+            depth--;
+        }
+    }
+    return false;
 }
 
 /** An OAuth2-style body: `application/x-www-form-urlencoded` or JSON, as a flat record of strings. */

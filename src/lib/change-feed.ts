@@ -1,4 +1,4 @@
-import { patternToRegExp, isPattern } from './pattern';
+import { assertSafePattern, patternToRegExp, isPattern } from './pattern';
 
 export type ChangeKind = 'state' | 'object';
 export type ChangeListener = (id: string, value: ioBroker.State | ioBroker.Object | null | undefined) => void;
@@ -29,6 +29,8 @@ export class ChangeFeed {
 
     /** Resolves once events for `pattern` flow; the returned function releases the listener. */
     async listen(kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>> {
+        // js-controller's DB servers stop on a subscription with a pattern they cannot compile
+        assertSafePattern('pattern', pattern);
         const map = this.subs[kind];
         let sub = map.get(pattern);
         if (!sub) {

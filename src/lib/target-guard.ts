@@ -8,12 +8,29 @@ import { HttpError } from '../http-error';
  * Private LAN ranges stay allowed, that is where home devices live.
  */
 export function isLocalAddress(address: string): boolean {
-    const ip = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
+    const ip = embeddedIPv4(address.toLowerCase()) ?? address.toLowerCase();
     if (isIP(ip) === 4) {
         const [a, b] = ip.split('.').map(Number);
         return a === 127 || a === 0 || (a === 169 && b === 254);
     }
     return ip === '::1' || ip === '::' || /^fe[89ab]/.test(ip) || ip.startsWith('fd00:ec2:');
+}
+
+/**
+ * The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`) or -compatible (`::a.b.c.d`) IPv6 one.
+ * URL writes `[::ffff:127.0.0.1]` as `[::ffff:7f00:1]`, and a dual-stack socket connects it to 127.0.0.1.
+ */
+function embeddedIPv4(ip: string): string | undefined {
+    const dotted = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+    if (dotted) {
+        return dotted[1];
+    }
+    const hex = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(ip);
+    if (!hex) {
+        return undefined;
+    }
+    const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 function refused(host: string, address: string): HttpError {

@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
 import { assertInstanceAlive, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../lib/messaging';
+import { paramsError } from '../parse-params';
 import { isTrueFlag } from '../query';
+import { MAX_JSON_DEPTH, tooDeep } from '../read-body';
 import { defineRoute, type RouteRequest } from '../route';
 import type { RequestContext } from '../request-context';
 import { Reply } from '../send';
@@ -19,6 +21,9 @@ function dataFromText(text: string | null | undefined): unknown {
         return JSON.parse(trimmed);
     }
     if (/^\{[\s\S]*\}$|^\[[\s\S]*\]$/.test(trimmed)) {
+        if (tooDeep(trimmed)) {
+            throw paramsError([{ param: 'data', problem: `nested deeper than ${MAX_JSON_DEPTH} levels` }], ['message', 'data']);
+        }
         try {
             return JSON.parse(trimmed);
         } catch {

@@ -34,6 +34,8 @@ export interface IobFixture {
     port: number;
     storage: Storage;
     logs: () => string;
+    /** The running adapter process's pid; undefined once it has exited. */
+    readonly pid?: number;
     request(path: string, options?: RequestOptions): Promise<HttpAnswer>;
     /** A user in its own group with the given group ACL, e.g. `{ state: { read: true } }`. */
     createUser(name: string, acl: Record<string, Record<string, boolean>>, password?: string): Promise<string>;
@@ -82,10 +84,10 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
     const base = (): string => `${secure ? 'https' : 'http'}://127.0.0.1:${port}`;
 
     const startAdapter = async (): Promise<void> => {
-        const proc = spawn(process.execPath, [join(PROJECT_ROOT, 'build', 'src', 'main.js'), '--console'], {
+        const proc = spawn(process.execPath, ['--require', join(__dirname, 'exit-with-parent.js'), join(PROJECT_ROOT, 'build', 'src', 'main.js'), '--console'], {
             cwd: PROJECT_ROOT,
             env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
-            stdio: ['ignore', 'pipe', 'pipe'],
+            stdio: ['pipe', 'pipe', 'pipe'],
         });
         proc.stdout!.on('data', d => (output += d));
         proc.stderr!.on('data', d => (output += d));
@@ -106,6 +108,10 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
         port,
         storage,
         logs: () => output,
+        get pid() {
+            const proc = child as ChildProcess | null;
+            return proc && proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined;
+        },
         async request(path, { method = 'GET', body, raw, headers = {} } = {}) {
             const all = { ...headers };
             let payload = raw;
