@@ -46,7 +46,7 @@ async function startWeb(auth: boolean): Promise<WebHost> {
     const port = await freePort();
     const proc = spawn(process.execPath, ['--require', join(__dirname, 'support', 'exit-with-parent.js'), join(PROJECT_ROOT, 'build', 'test', 'support', 'web-host.js'), String(port), String(auth), webDir], {
         env: { ...process.env, IOBROKER_DATA_DIR: iob.storage.dataDir },
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     proc.stdout!.on('data', d => (output += d));

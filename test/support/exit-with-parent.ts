@@ -1,8 +1,11 @@
 /*
  * Preloaded (`node --require`) into adapter processes that tests spawn: when the test process dies
- * without its teardown, the stdin pipe closes and the adapter goes too, instead of living on with
- * broken stdout pipes and a vanished database.
+ * without its teardown, the adapter goes too (it is re-parented), instead of living on with broken
+ * stdout pipes and a vanished database.
  */
-process.stdin.on('end', () => process.exit(0));
-process.stdin.on('error', () => process.exit(0));
-process.stdin.resume();
+const parent = process.ppid;
+setInterval(() => {
+    if (process.ppid !== parent) {
+        process.exit(0);
+    }
+}, 500).unref();

@@ -87,7 +87,7 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
         const proc = spawn(process.execPath, ['--require', join(__dirname, 'exit-with-parent.js'), join(PROJECT_ROOT, 'build', 'src', 'main.js'), '--console'], {
             cwd: PROJECT_ROOT,
             env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
-            stdio: ['pipe', 'pipe', 'pipe'],
+            stdio: ['ignore', 'pipe', 'pipe'],
         });
         proc.stdout!.on('data', d => (output += d));
         proc.stderr!.on('data', d => (output += d));
