@@ -1,0 +1,103 @@
+/*
+ * The docs page as a user sees it: Swagger UI in headless Chromium, served by the adapter itself.
+ */
+import t from 'tap';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './support/browser';
+import { startIobroker, type IobFixture } from './support/iobroker';
+
+const STATE_ID = '0_userdata.0.docs_page_value';
+const VALUE = 271828;
+const GET_STATE = 'operations-commands-command_getState_get';
+
+let iob: IobFixture;
+let browser: Browser | undefined;
+let skip = '';
+let page: Page;
+
+t.before(async () => {
+    const launched = await launchChromium();
+    browser = launched.browser;
+    skip = launched.skip ?? '';
+    if (!browser) {
+        return;
+    }
+    iob = await startIobroker();
+    await iob.createState(STATE_ID, { type: 'number' }, VALUE);
+    page = await browser.newPage();
+});
+t.teardown(async () => {
+    await browser?.close();
+    await iob?.stop();
+});
+
+/** Operation ids of the rendered blocks, collected while scrolling: Swagger UI only renders what is in view. */
+async function scrollThrough(page: Page, direction: 1 | -1, stopAt?: string): Promise<Set<string>> {
+    const seen = new Set<string>();
+    const collect = async (): Promise<void> => {
+        for (const id of await page.$$eval('.opblock[id]', blocks => blocks.map(b => b.id))) {
+            seen.add(id);
+        }
+    };
+    for (let step = 0; step < 1000; step++) {
+        await collect();
+        // a string, as the tests compile without the DOM library
+        const [y, height, view] = (await page.evaluate('[scrollY, document.documentElement.scrollHeight, innerHeight]')) as number[];
+        if (stopAt && seen.has(stopAt)) {
+            return seen;
+        }
+        if (direction === 1 ? y + view >= height : y <= 0) {
+            // the last screen may still be rendering
+            await page.waitForTimeout(300);
+            await collect();
+            return seen;
+        }
+        // less than a screen per step, so every block is in view at least once
+        await page.mouse.wheel(0, direction * 400);
+        await page.waitForTimeout(50);
+    }
+    throw new Error('the page did not scroll to its end');
+}
+
+t.test('/ opens the docs page with every operation, getState among them', async t => {
+    if (!browser) {
+        return t.plan(0, skip);
+    }
+    const errors: string[] = [];
+    page.on('pageerror', err => errors.push(err.message));
+    await page.goto(`${iob.baseUrl}/`);
+    t.match(page.url(), /\/api-doc\/$/, 'redirected to the docs page');
+    await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
+    const rendered = await scrollThrough(page, 1);
+    const doc = (await iob.request('/api-docs/openapi.json')).json as { paths: Record<string, Record<string, { tags: string[]; operationId: string }>> };
+    const documented = Object.values(doc.paths).flatMap(item => Object.values(item).map(op => `operations-${op.tags[0]}-${op.operationId}`));
+    t.ok(documented.length > 100, `${documented.length} operations in the document`);
+    t.same([...rendered].sort(), documented.sort(), 'every documented operation is rendered');
+    t.same(errors, [], 'no script errors');
+});
+
+t.test('trying getState from the page shows the stored value', async t => {
+    if (!browser) {
+        return t.plan(0, skip);
+    }
+    await scrollThrough(page, -1, GET_STATE);
+    const operation = page.locator(`#${GET_STATE}`);
+    t.match(await operation.locator('.opblock-summary-path').innerText(), /\/v1\/command\/getState/, 'getState is listed with its path');
+    t.match(await operation.locator('.opblock-summary-description').innerText(), 'Read the current state of one id', 'and its summary');
+    await operation.locator('.opblock-summary').first().click();
+    // tryItOutEnabled opens the form at once; without it the button does
+    const tryIt = operation.getByRole('button', { name: 'Try it out' });
+    if (await tryIt.isVisible()) {
+        await tryIt.click();
+    }
+    await operation.locator('tr[data-param-name="id"] input').fill(STATE_ID);
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const response = operation.locator('.live-responses-table');
+    const status = response.locator('tbody .response-col_status');
+    await status.waitFor({ timeout: 10_000 });
+    t.equal((await status.innerText()).trim(), '200', 'status 200 in the response panel');
+    const body = await response.locator('tbody .response-col_description pre.microlight').first().innerText();
+    t.match(JSON.parse(body), { error: null, result: { val: VALUE, ack: true } }, 'the response panel shows the state');
+    const requestUrl = await operation.locator('.request-url pre').innerText();
+    t.match(requestUrl, `/v1/command/getState?id=${STATE_ID}`, 'the request went to this server');
+});
