@@ -30,7 +30,7 @@ export async function startRuntime(native: Record<string, unknown> = {}): Promis
     const port = await freePort();
     await writeInstance(storage, { bind: '127.0.0.1', port, ...native });
     const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-    const adapter: ChildProcess = spawn(process.execPath, [...profile, ...nodeProcessParams(), join(PROJECT_ROOT, 'build', 'src', 'main.js')], {
+    const adapter: ChildProcess = spawn(process.execPath, [...profile, ...nodeProcessParams(), '--require', join(PROJECT_ROOT, 'build', 'test', 'support', 'exit-with-parent.js'), join(PROJECT_ROOT, 'build', 'src', 'main.js')], {
         env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
         stdio: 'ignore',
     });

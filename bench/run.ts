@@ -13,7 +13,14 @@ import { PROJECT_ROOT } from '../scripts/embedded-storage';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 
+/** The whole run must end by itself: whatever hangs is reported, and the adapter goes with us. */
+const WATCHDOG_MS = 9.5 * 60_000;
+
 async function main(): Promise<void> {
+    setTimeout(() => {
+        console.error(`bench: no result after ${WATCHDOG_MS / 60_000} minutes, giving up`);
+        process.exit(2);
+    }, WATCHDOG_MS).unref();
     const only = process.env.BENCH_ONLY;
     const started = Date.now();
     const bare = await startBare();
