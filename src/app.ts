@@ -63,13 +63,15 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     }
 
     async function unmatched(req: IncomingMessage, path: string, query: Query): Promise<Reply> {
-        const lower = path.toLowerCase();
+        // the router folds duplicate slashes; so must this check, or `//v1//x` would skip credentials
+        const folded = path.replace(/\/{2,}/g, '/');
+        const lower = folded.toLowerCase();
         if (lower.startsWith(v1Prefix)) {
             // like 4.0.2: an unknown /v1 path needs valid credentials before it learns anything
             await context(req, query);
         }
         if (lower.startsWith(commandsPrefix)) {
-            const name = path.slice(commandsPrefix.length).split('/')[0];
+            const name = folded.slice(commandsPrefix.length).split('/')[0];
             if (services.config.noCommands) {
                 throw new HttpError('NOT_FOUND', 'Commands are disabled');
             }

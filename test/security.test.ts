@@ -95,9 +95,7 @@ t.test('with auth on, paths and methods outside the documented table refuse anon
             const res = await send(method, path, { anonymous: true, body: method === 'GET' || method === 'HEAD' ? undefined : '{}' });
             const label = `${method} ${path}`;
             t.notOk(res.stream, `${label}: no event stream`);
-            // `//v1//...` with a method the route lacks answers 405 before asking for credentials
-            // (the /v1 prefix check does not fold duplicate slashes); it reveals no data
-            if (path.startsWith('/v1') || path.startsWith('/V1') || method === 'GET' || method === 'HEAD') {
+            if (/^\/+v1/i.test(path) || method === 'GET' || method === 'HEAD') {
                 t.equal(res.status, 401, label);
             } else {
                 // outside /v1 a method a path does not offer is 405 before credentials: no data either way
