@@ -97,7 +97,8 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             return send(req, res, await unmatched(req, path, query));
         }
         const target = match.store as Target;
-        if (target.command && !services.storageUp()) {
+        if ((target.command || !target.route.public) && !services.storageUp()) {
+            // js-controller would queue the call until the DB returns: answer now instead of hanging
             throw new HttpError('UNAVAILABLE', 'Database not connected', {}, undefined, { 'Retry-After': '5' });
         }
         if (target.command) {
@@ -111,10 +112,6 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             }
         }
         const { route } = target;
-        if (!route.public && !services.storageUp()) {
-            // js-controller would queue the call until the DB returns: answer now instead of hanging
-            throw new HttpError('UNAVAILABLE', 'Database not connected', {}, undefined, { 'Retry-After': '5' });
-        }
         const ctx = route.public ? anonymous : await context(req, query).catch(err => Promise.reject(withChallenge(err, route)));
         if (!isAllowed(ctx.acl, route.permission)) {
             throw new HttpError('FORBIDDEN', 'permissionError');

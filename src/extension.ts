@@ -7,6 +7,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createApp, type App } from './app';
 import type { AppServices } from './app-services';
 import { normalizeConfig } from './config';
+import { closeEvents, forwardChange, startEvents } from './lifecycle';
 import { createServices } from './services';
 
 export const BASE_PATH = '/rest-api';
@@ -73,11 +74,7 @@ export default class RestApiExtension {
 
     private async start(namespace: string): Promise<void> {
         try {
-            // group and user changes must reach the ACL cache, as in the standalone process
-            await this.adapter.subscribeForeignObjectsAsync('system.group.*');
-            await this.adapter.subscribeForeignObjectsAsync('system.user.*');
-            await this.services.hooks.restore();
-            this.services.hooks.startChecks(this.services.config.checkInterval);
+            await startEvents(this.services);
             await this.adapter.setForeignStateAsync(`${namespace}.info.extension`, true, true);
             this.adapter.log.info(`REST API ${namespace} mounted under ${BASE_PATH}/ (auth ${this.services.identify ? 'by web' : this.services.config.auth ? 'on' : 'off'}, web extension)`);
         } catch (err) {
@@ -87,15 +84,11 @@ export default class RestApiExtension {
 
     /** Web forwards the changes of everything subscribed through its adapter. */
     stateChange(id: string, state: ioBroker.State | null | undefined): void {
-        this.services.feed.emit('state', id, state);
+        forwardChange(this.services, 'state', id, state);
     }
 
     objectChange(id: string, obj: ioBroker.Object | null | undefined): void {
-        if (id.startsWith('system.group.') || id.startsWith('system.user.')) {
-            this.services.acls.invalidate();
-            this.services.credentials.invalidate();
-        }
-        this.services.feed.emit('object', id, obj);
+        forwardChange(this.services, 'object', id, obj);
     }
 
     waitForReady(callback: () => void): void {
@@ -107,9 +100,7 @@ export default class RestApiExtension {
     }
 
     async unload(): Promise<void> {
-        await this.services.polling.close().catch(() => undefined);
-        await this.services.hooks.close().catch(() => undefined);
-        await this.services.sse.close().catch(() => undefined);
+        await closeEvents(this.services);
         await this.adapter.setForeignStateAsync(`${this.services.namespace}.info.extension`, false, true).catch(() => undefined);
     }
 }

@@ -5,6 +5,7 @@ import { createApp } from './app';
 import type { AppServices } from './app-services';
 import { normalizeConfig, type Config } from './config';
 import { close, createServer, listen, type Certificates } from './server';
+import { closeEvents, forwardChange, startEvents } from './lifecycle';
 import { createServices } from './services';
 import { PACKAGE_ROOT } from './static-files';
 import { StorageLink } from './lib/storage-link';
@@ -38,17 +39,9 @@ class RestApi extends utils.Adapter {
         const { services, routes } = createServices({ adapter: this, config, link: this.link });
         this.services = services;
         this.onChange = {
-            state: (id, state) => services.feed.emit('state', id, state),
-            object: (id, obj) => {
-                if (id.startsWith('system.group.') || id.startsWith('system.user.')) {
-                    services.acls.invalidate();
-                    services.credentials.invalidate();
-                }
-                services.feed.emit('object', id, obj);
-            },
+            state: (id, state) => forwardChange(services, 'state', id, state),
+            object: (id, obj) => forwardChange(services, 'object', id, obj),
         };
-        await this.subscribeForeignObjectsAsync('system.group.*');
-        await this.subscribeForeignObjectsAsync('system.user.*');
         const app = createApp(services, routes);
         this.server = createServer(config, app.handle, await this.certificates(config));
         try {
@@ -59,8 +52,7 @@ class RestApi extends utils.Adapter {
             this.server = null;
             return;
         }
-        await services.hooks.restore();
-        services.hooks.startChecks(config.checkInterval);
+        await startEvents(services);
         if (config.secure) {
             await services.feed.listen('object', 'system.certificates', () => void this.reloadCertificates(config));
         }
@@ -100,9 +92,9 @@ class RestApi extends utils.Adapter {
 
     /** Pending polls, hooks and event streams hear `{disconnect:true}` before the port closes. */
     private async stopServer(): Promise<void> {
-        await this.services?.polling.close().catch(() => undefined);
-        await this.services?.hooks.close().catch(() => undefined);
-        await this.services?.sse.close().catch(() => undefined);
+        if (this.services) {
+            await closeEvents(this.services);
+        }
         if (this.server) {
             await close(this.server);
             this.server = null;

@@ -1,0 +1,31 @@
+import type { AppServices } from './app-services';
+
+/*
+ * What the standalone process (src/main.ts) and the web extension (src/extension.ts) both do around
+ * their services, so the two hosts cannot drift apart.
+ */
+
+/** Restores URL hooks (first: clients expect them live soon after the port answers), starts their checks, watches accounts. */
+export async function startEvents(services: AppServices): Promise<void> {
+    await services.hooks.restore();
+    services.hooks.startChecks(services.config.checkInterval);
+    // group and user changes must reach the ACL and credential caches
+    await services.adapter.subscribeForeignObjectsAsync('system.group.*');
+    await services.adapter.subscribeForeignObjectsAsync('system.user.*');
+}
+
+/** Hands a change js-controller notified to the caches and event subscribers. */
+export function forwardChange(services: AppServices, kind: 'state' | 'object', id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
+    if (kind === 'object' && (id.startsWith('system.group.') || id.startsWith('system.user.'))) {
+        services.acls.invalidate();
+        services.credentials.invalidate();
+    }
+    services.feed.emit(kind, id, value);
+}
+
+/** Pending polls, hooks and event streams hear `{disconnect:true}`. */
+export async function closeEvents(services: AppServices): Promise<void> {
+    await services.polling.close().catch(() => undefined);
+    await services.hooks.close().catch(() => undefined);
+    await services.sse.close().catch(() => undefined);
+}
