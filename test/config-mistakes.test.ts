@@ -19,10 +19,7 @@ t.test('a port in use: one clear error line, the process stays up, no retry stor
     const taken = (squatter.address() as { port: number }).port;
 
     // the fixture's own process goes first: js-controller refuses a second one while it is alive
-    process.kill(iob.pid!, 'SIGTERM');
-    for (let i = 0; i < 100 && (await iob.storage.states.getStateAsync('system.adapter.rest-api.0.alive'))?.val; i++) {
-        await new Promise(r => setTimeout(r, 100));
-    }
+    await iob.stopAdapter();
     const instance = await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0');
     await iob.storage.objects.setObjectAsync('system.adapter.rest-api.0', { ...instance, native: { ...instance.native, port: taken } });
 

@@ -121,10 +121,7 @@ t.test('with web\'s auth on, requests run as the user web authenticated', async 
 
 t.test('the standalone process stays down when a web instance serves it', async t => {
     // the fixture's own process goes first: js-controller refuses a second one while it is alive
-    process.kill(iob.pid!, 'SIGTERM');
-    for (let i = 0; i < 100 && (await iob.storage.states.getStateAsync('system.adapter.rest-api.0.alive'))?.val; i++) {
-        await new Promise(r => setTimeout(r, 100));
-    }
+    await iob.stopAdapter();
     const port = await freePort();
     const instance = await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0');
     await iob.storage.objects.setObjectAsync('system.adapter.rest-api.0', { ...instance, native: { ...instance.native, port } });

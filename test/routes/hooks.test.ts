@@ -91,6 +91,13 @@ t.test('subscriptions survive an adapter restart and receivers hear {disconnect:
     received = [];
     await iob.restart();
     t.ok(received.some(r => r.body === '{"disconnect":true}'), 'disconnect on unload');
+    // the port answers before the stored hooks are subscribed again: wait until this one is back
+    let listed = 0;
+    for (let i = 0; i < 100 && listed !== 200; i++) {
+        listed = (await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hookUrl)}`)).status;
+        await new Promise(r => setTimeout(r, listed === 200 ? 0 : 50));
+    }
+    t.equal(listed, 200, 'the hook is restored');
     received = [];
     await write('0_userdata.0.h1', 2000);
     t.ok(await until(() => events().length >= 1));

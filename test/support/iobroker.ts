@@ -42,6 +42,8 @@ export interface IobFixture {
     createState(id: string, common: Partial<ioBroker.StateCommon>, val?: ioBroker.StateValue): Promise<void>;
     /** Changes the instance config and restarts the adapter with it. */
     restart(native?: Record<string, unknown>): Promise<void>;
+    /** Stops the adapter process (it unloads and clears its alive state); storage keeps running. */
+    stopAdapter(): Promise<void>;
     stop(): Promise<void>;
 }
 
@@ -149,6 +151,7 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
                 await storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0', ts: Date.now(), lc: Date.now(), q: 0 });
             }
         },
+        stopAdapter,
         async restart(native = {}) {
             await stopAdapter();
             const instance = await storage.objects.getObjectAsync(INSTANCE_ID);
