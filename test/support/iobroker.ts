@@ -3,10 +3,10 @@
  * loopback ports, a data dir of its own, and the adapter spawned as `build/src/main.js`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { INSTANCE_ID, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
+import { join, relative } from 'node:path';
+import { CONTROLLER_DIR, INSTANCE_ID, PROJECT_ROOT, seedIfNeeded, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
 import { stopProcess } from '../../scripts/stop-process';
 import { freePort } from './ports';
 import { rawRequest } from './raw-request';
@@ -49,6 +49,8 @@ export interface IobFixture {
 
 export interface FixtureOptions {
     native?: Record<string, unknown>;
+    /** Use a running redis-server on this port for both databases instead of the jsonl servers. */
+    redisPort?: number;
 }
 
 async function waitForHttp(url: string, child: ChildProcess, logs: () => string, timeoutMs = 20_000): Promise<void> {
@@ -67,6 +69,16 @@ async function waitForHttp(url: string, child: ChildProcess, logs: () => string,
     throw new Error(`adapter did not answer within ${timeoutMs} ms:\n${logs()}`);
 }
 
+/** iobroker.json pointing both databases at Redis, as `iobroker setup custom` would write it. */
+function useRedis(dataDir: string, port: number): void {
+    const config = JSON.parse(readFileSync(join(CONTROLLER_DIR, 'conf', 'iobroker-dist.json'), 'utf8'));
+    for (const db of ['objects', 'states']) {
+        Object.assign(config[db], { type: 'redis', host: '127.0.0.1', port });
+    }
+    config.dataDir = relative(CONTROLLER_DIR, dataDir) + '/';
+    writeFileSync(join(dataDir, 'iobroker.json'), JSON.stringify(config, null, 2));
+}
+
 /** js-controller's own password hash, as `iobroker passwd` stores it. */
 function hashPassword(plain: string): Promise<string> {
     const { password } = require('@iobroker/js-controller-common-db'); // eslint-disable-line @typescript-eslint/no-require-imports
@@ -74,10 +86,17 @@ function hashPassword(plain: string): Promise<string> {
 }
 
 export async function startIobroker(options: FixtureOptions = {}): Promise<IobFixture> {
-    await ensureSeed();
     const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-test-'));
-    copySeed(dataDir);
-    const storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
+    let storage: Storage;
+    if (options.redisPort) {
+        useRedis(dataDir, options.redisPort);
+        storage = await startStorage({ dataDir });
+        await seedIfNeeded(storage);
+    } else {
+        await ensureSeed();
+        copySeed(dataDir);
+        storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
+    }
     const port = await freePort();
     await writeInstance(storage, { bind: '127.0.0.1', port, ...options.native });
     let output = '';
