@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { readState } from '../src/lib/cached-reads';
+import { peekState, readState } from '../src/lib/cached-reads';
 
 export default defineCommand({
     name: 'getState',
@@ -9,7 +9,8 @@ export default defineCommand({
     permission: { type: 'state', operation: 'read' },
     effect: 'read',
     envelope: 'result',
-    async handler({ id }, ctx) {
-        return readState(ctx, id);
+    handler({ id }, ctx) {
+        const hit = peekState(ctx, id);
+        return hit === undefined ? readState(ctx, id) : hit;
     },
 });

@@ -68,20 +68,32 @@ export function isAllowed(acl: Acl, permission: Permission | null): boolean {
  */
 export class AclCache {
     private readonly cache = new Map<string, Promise<Acl>>();
+    /** The same ACLs once loaded, for callers that can go on without waiting. */
+    private readonly loaded = new Map<string, Acl>();
 
     constructor(private readonly loadGroups: () => Promise<GroupObject[]>) {}
+
+    peek(user: string): Acl | undefined {
+        return this.loaded.get(user);
+    }
 
     get(user: string): Promise<Acl> {
         let acl = this.cache.get(user);
         if (!acl) {
             acl = user === ADMIN_USER ? Promise.resolve(fullAcl(user, [ADMIN_GROUP])) : this.load(user);
             this.cache.set(user, acl);
+            const pending = acl;
+            void pending.then(
+                value => this.cache.get(user) === pending && this.loaded.set(user, value),
+                () => undefined,
+            );
         }
         return acl;
     }
 
     invalidate(): void {
         this.cache.clear();
+        this.loaded.clear();
     }
 
     private async load(user: string): Promise<Acl> {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAllowed } from './acl';
+import { isAllowed, type Acl } from './acl';
 import { authenticate, clientAddress } from './auth/authenticate';
 import type { AppServices } from './app-services';
 import { applyCors } from './cors';
@@ -58,8 +58,25 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     const commandsPrefix = `${services.basePath}/v1/command/`.toLowerCase();
     const v1Prefix = `${services.basePath}/v1/`.toLowerCase();
 
+    // one context per ACL object: ACLs are cached until a user or group changes
+    const contexts = new WeakMap<Acl, RequestContext>();
+    function contextOf(acl: Acl): RequestContext {
+        let ctx = contexts.get(acl);
+        if (!ctx) {
+            ctx = createContext(services, acl);
+            contexts.set(acl, ctx);
+        }
+        return ctx;
+    }
+
     async function context(req: IncomingMessage, query: Query): Promise<RequestContext> {
-        return createContext(services, await authenticate(services, req, query));
+        return contextOf(await authenticate(services, req, query));
+    }
+
+    /** With authentication off, the default user's context without waiting, once its ACL is loaded. */
+    function knownContext(): RequestContext | undefined {
+        const acl = !services.config.auth && !services.identify ? services.acls.peek(services.config.defaultUser) : undefined;
+        return acl && contextOf(acl);
     }
 
     async function unmatched(req: IncomingMessage, path: string, query: Query): Promise<Reply> {
@@ -103,7 +120,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         if (target.command) {
             // authentication failures keep the plain 4.0.2 body, without the command's `results`
-            const ctx = await context(req, query);
+            const ctx = knownContext() ?? (await context(req, query));
             try {
                 const body = req.method === 'POST' ? await readJsonBody(req, services.config.bodyLimit) : undefined;
                 return send(req, res, await commandReply(target.command, query, body, ctx));
@@ -112,13 +129,14 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             }
         }
         const { route } = target;
-        const ctx = route.public ? anonymous : await context(req, query).catch(err => Promise.reject(withChallenge(err, route)));
+        const ctx: RequestContext = route.public ? anonymous : (knownContext() ?? (await context(req, query).catch((err: unknown) => Promise.reject<RequestContext>(withChallenge(err, route)))));
         if (!isAllowed(ctx.acl, route.permission)) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        const body = await readRouteBody(req, route, services.config.bodyLimit);
+        const body = route.body ? await readRouteBody(req, route, services.config.bodyLimit) : undefined;
         const params = match.params as Record<string, string>;
-        const result = await route.handler({ params, query, body, headers: req.headers, remoteAddress: clientAddress(req), signal: route.waits ? abortOnClose(res) : undefined }, ctx);
+        const answer = route.handler({ params, query, body, headers: req.headers, remoteAddress: clientAddress(req), signal: route.waits ? abortOnClose(res) : undefined }, ctx);
+        const result = answer instanceof Promise ? await answer : answer;
         send(req, res, result instanceof Reply ? result : Reply.json(result));
     }
 

@@ -37,7 +37,8 @@ export interface Command<S extends TObject = TObject> {
     /** Hidden and answered with 404 when `noAdminCommands` is set. */
     adminOnly?: boolean;
     binary?: { response?: boolean; request?: boolean };
-    handler(params: Static<S>, ctx: RequestContext): Promise<unknown>;
+    /** The answer, or a promise of it: hot paths answer from caches without one. */
+    handler(params: Static<S>, ctx: RequestContext): unknown;
 }
 
 export function defineCommand<const S extends TObject>(command: Command<S>): Command<S> {

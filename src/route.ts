@@ -53,7 +53,8 @@ export interface Route {
     challenge?: boolean;
     /** The answer may take long (long polling, event streams): the handler gets an abort signal. */
     waits?: boolean;
-    handler(req: RouteRequest, ctx: RequestContext): Promise<unknown>;
+    /** The answer, or a promise of it: hot paths answer from caches without one. */
+    handler(req: RouteRequest, ctx: RequestContext): unknown;
 }
 
 export function defineRoute(route: Route): Route {

@@ -10,6 +10,35 @@ function uncachable(ctx: RequestContext, id: string): boolean {
     return !!ctx.callOptions.limitToOwnerRights || isPattern(id) || id.startsWith('alias.');
 }
 
+/** `readObject` without waiting: the object (null: none), or undefined when the cache cannot answer now. */
+export function peekObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): ioBroker.Object | null | undefined {
+    if (uncachable(ctx, id)) {
+        return undefined;
+    }
+    const obj = ctx.app.objectCache.peek(id);
+    if (obj && !mayRead(ctx.acl, 'object', obj.acl)) {
+        throw fromAdapterError(PERMISSION_ERROR, context);
+    }
+    return obj;
+}
+
+/** `readState` without waiting: the state (null: none), or undefined when the caches cannot answer now. */
+export function peekState(ctx: RequestContext, id: string): ioBroker.State | null | undefined {
+    if (uncachable(ctx, id)) {
+        return undefined;
+    }
+    if (ctx.user !== ADMIN_USER) {
+        const obj = ctx.app.objectCache.peek(id);
+        if (obj === undefined) {
+            return undefined;
+        }
+        if (!mayRead(ctx.acl, 'state', obj?.acl)) {
+            throw fromAdapterError(PERMISSION_ERROR, { id });
+        }
+    }
+    return ctx.app.stateCache.peek(id);
+}
+
 /**
  * An object as `getForeignObject` with the caller's rights answers it, from the coherent cache.
  * Shared with the cache: copy before changing it.
@@ -17,6 +46,10 @@ function uncachable(ctx: RequestContext, id: string): boolean {
 export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): Promise<ioBroker.Object | null> {
     if (uncachable(ctx, id)) {
         return (await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
+    }
+    const hit = peekObject(ctx, id, context);
+    if (hit !== undefined) {
+        return hit;
     }
     const obj = await adapterCall(ctx.app.objectCache.get(id), context);
     if (obj && !mayRead(ctx.acl, 'object', obj.acl)) {
@@ -29,6 +62,10 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
 export async function readState(ctx: RequestContext, id: string): Promise<ioBroker.State | null> {
     if (uncachable(ctx, id)) {
         return (await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id })) ?? null;
+    }
+    const hit = peekState(ctx, id);
+    if (hit !== undefined) {
+        return hit;
     }
     if (ctx.user !== ADMIN_USER) {
         const obj = await adapterCall(ctx.app.objectCache.get(id), { id });

@@ -40,17 +40,30 @@ export class CoherentCache<T> {
 
     constructor(private readonly source: CacheSource<T>) {}
 
+    /**
+     * The cached value when it can be served now (null: known not to exist), undefined on a miss.
+     * Lets hot paths answer without a promise; `get` fills the cache on a miss.
+     */
+    peek(id: string): T | null | undefined {
+        const entry = this.entries.get(id);
+        if (!entry || entry.unsettled || !this.usable()) {
+            return undefined;
+        }
+        // most recently used last, so eviction takes the oldest
+        this.entries.delete(id);
+        this.entries.set(id, entry);
+        return entry.value;
+    }
+
     async get(id: string): Promise<T | null> {
+        const hit = this.peek(id);
+        if (hit !== undefined) {
+            return hit;
+        }
         if (!this.usable()) {
             return (await this.source.read(id)) ?? null;
         }
         const entry = this.entries.get(id);
-        if (entry && !entry.unsettled) {
-            // most recently used last, so eviction takes the oldest
-            this.entries.delete(id);
-            this.entries.set(id, entry);
-            return entry.value;
-        }
         const fresh = this.source.read(id);
         if (!entry) {
             void this.fill(id, fresh);

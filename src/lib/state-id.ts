@@ -1,10 +1,25 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
-import { readObject } from './cached-reads';
+import { peekObject, readObject } from './cached-reads';
 
 export interface ResolvedState {
     id: string;
     obj: ioBroker.Object | null;
+}
+
+/** `resolveStateId` from the cache alone; undefined when that needs the DB. */
+export function peekStateId(ctx: RequestContext, idOrName: string): ResolvedState | undefined {
+    let obj: ioBroker.Object | null | undefined;
+    try {
+        obj = peekObject(ctx, idOrName);
+    } catch {
+        obj = null;
+    }
+    if (obj) {
+        return { id: obj._id || idOrName, obj };
+    }
+    // a miss, or a name lookup for users who may list objects
+    return obj === null && !ctx.acl.object.list ? { id: idOrName, obj: null } : undefined;
 }
 
 /**

@@ -1,15 +1,25 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { adapterCall } from './adapter-errors';
-import { readState } from './cached-reads';
+import { peekState, readState } from './cached-reads';
 import { writeAndWaitForAck } from './ack-waiter';
-import { resolveStateId, type ResolvedState } from './state-id';
+import { peekStateId, resolveStateId, type ResolvedState } from './state-id';
 import { toggledValue } from './toggle';
 
 /** One entry of `GET /v1/state/:ids`: the state plus `id`, merged with the object for `withInfo`. */
 export async function readStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Promise<Record<string, unknown>> {
     const { id, obj } = await resolveStateId(ctx, idOrName);
-    const state = await readState(ctx, id);
+    return stateEntry(id, obj, await readState(ctx, id), withInfo);
+}
+
+/** `readStateEntry` from the caches alone: the hot path of repeated reads; undefined when that needs the DB. */
+export function peekStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Record<string, unknown> | undefined {
+    const resolved = peekStateId(ctx, idOrName);
+    const state = resolved && peekState(ctx, resolved.id);
+    return state === undefined ? undefined : stateEntry(resolved!.id, resolved!.obj, state, withInfo);
+}
+
+function stateEntry(id: string, obj: ioBroker.Object | null, state: ioBroker.State | null, withInfo: boolean): Record<string, unknown> {
     const entry: Record<string, unknown> = { ...(state ?? {}), id };
     if (withInfo && obj) {
         // 4.0.2 lets the object's fields (from, ts, user) win over the state's

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
-import { readObject as readCachedObject } from '../lib/cached-reads';
+import { peekObject as peekCachedObject, readObject as readCachedObject } from '../lib/cached-reads';
 import { mergeObject } from '../lib/object-merge';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
@@ -35,18 +35,22 @@ async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.Settab
     await adapterCall(ctx.adapter.setForeignObjectAsync(id, obj, ctx.callOptions), { objectId: id });
 }
 
+function found(obj: ioBroker.Object | null, objectId: string): ioBroker.Object {
+    if (!obj) {
+        throw new HttpError('NOT_FOUND', 'object not found', { objectId });
+    }
+    return obj;
+}
+
 export const getObjectRoute = defineRoute({
     method: 'GET',
     path: '/v1/object/:objectId',
     summary: 'Read one object',
     tag: 'object',
     permission: READ,
-    async handler({ params }, ctx) {
-        const obj = await readObject(ctx, params.objectId);
-        if (!obj) {
-            throw new HttpError('NOT_FOUND', 'object not found', { objectId: params.objectId });
-        }
-        return obj;
+    handler({ params }, ctx) {
+        const hit = peekCachedObject(ctx, params.objectId, { objectId: params.objectId });
+        return hit === undefined ? readObject(ctx, params.objectId).then(obj => found(obj, params.objectId)) : found(hit, params.objectId);
     },
 });
 

@@ -3,10 +3,11 @@ import { isAllowed } from '../acl';
 import { HttpError } from '../http-error';
 import { waitTimeout } from '../lib/ack-waiter';
 import { adapterCall } from '../lib/adapter-errors';
-import { readState as readCachedState } from '../lib/cached-reads';
+import { peekState, readState as readCachedState } from '../lib/cached-reads';
 import { convertBodyValue, convertText } from '../lib/state-value';
-import { resolveStateId, splitIds } from '../lib/state-id';
-import { readStateEntry, toggleState, writeState } from '../lib/states';
+import { peekStateId, resolveStateId, splitIds } from '../lib/state-id';
+import { peekStateEntry, readStateEntry, toggleState, writeState } from '../lib/states';
+import type { Query } from '../query';
 import type { RequestContext } from '../request-context';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
@@ -41,30 +42,41 @@ export const readState = defineRoute({
         toggle: Type.Optional(Type.String({ description: 'Present: toggle the first id' })),
         timeout: timeoutParam,
     }),
-    async handler({ params, query }, ctx) {
-        const ids = splitIds(params.stateId);
-        if (!ids.length) {
-            throw new HttpError('NOT_FOUND', 'ID not found', { id: params.stateId });
+    handler({ params, query }, ctx) {
+        const { stateId } = params;
+        if (!stateId.includes(',') && !('value' in query) && !('toggle' in query)) {
+            const hit = peekStateEntry(ctx, stateId.trim(), query.withInfo === 'true');
+            if (hit) {
+                return hit;
+            }
         }
-        const timeoutMs = waitTimeout(query.timeout);
-        if ('value' in query) {
-            assertWrite(ctx);
-            const resolved = await resolveStateId(ctx, ids[0]);
-            const val = convertText(query.value ?? '', commonOf(resolved.obj)?.type, resolved.id) as ioBroker.StateValue;
-            const result = await writeState(ctx, resolved.id, { val, ack: query.ack === 'true' }, timeoutMs);
-            return timeoutMs > 0 ? result : { val, id: resolved.id };
-        }
-        if ('toggle' in query) {
-            assertWrite(ctx);
-            return toggleState(ctx, await resolveStateId(ctx, ids[0]), timeoutMs);
-        }
-        const withInfo = query.withInfo === 'true';
-        if (ids.length === 1) {
-            return readStateEntry(ctx, ids[0], withInfo);
-        }
-        return Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)));
+        return readStates(params, query, ctx);
     },
 });
+
+async function readStates(params: Record<string, string>, query: Query, ctx: RequestContext): Promise<unknown> {
+    const ids = splitIds(params.stateId);
+    if (!ids.length) {
+        throw new HttpError('NOT_FOUND', 'ID not found', { id: params.stateId });
+    }
+    const timeoutMs = waitTimeout(query.timeout);
+    if ('value' in query) {
+        assertWrite(ctx);
+        const resolved = await resolveStateId(ctx, ids[0]);
+        const val = convertText(query.value ?? '', commonOf(resolved.obj)?.type, resolved.id) as ioBroker.StateValue;
+        const result = await writeState(ctx, resolved.id, { val, ack: query.ack === 'true' }, timeoutMs);
+        return timeoutMs > 0 ? result : { val, id: resolved.id };
+    }
+    if ('toggle' in query) {
+        assertWrite(ctx);
+        return toggleState(ctx, await resolveStateId(ctx, ids[0]), timeoutMs);
+    }
+    const withInfo = query.withInfo === 'true';
+    if (ids.length === 1) {
+        return readStateEntry(ctx, ids[0], withInfo);
+    }
+    return Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)));
+}
 
 export const updateState = defineRoute({
     method: 'PATCH',
@@ -111,6 +123,15 @@ export const toggleStateRoute = defineRoute({
     },
 });
 
+function plainReply(id: string, state: ioBroker.State | null, query: Query): Reply {
+    if (!state) {
+        throw new HttpError('NOT_FOUND', 'State not found', { id });
+    }
+    const text = query.extraPlain === 'true' ? String(state.val) : JSON.stringify(state.val) ?? 'null';
+    // 4.0.2 clients got text/html; text/plain is what its docs promised and what is safe
+    return Reply.text(text, 'text/plain; charset=utf-8');
+}
+
 export const plainState = defineRoute({
     method: 'GET',
     path: '/v1/state/:stateId/plain',
@@ -120,15 +141,17 @@ export const plainState = defineRoute({
     query: Type.Object({
         extraPlain: Type.Optional(Type.Boolean({ description: 'String(val) instead of JSON.stringify(val)' })),
     }),
-    async handler({ params, query }, ctx) {
-        const { id } = await resolveStateId(ctx, splitIds(params.stateId)[0] ?? params.stateId);
-        const state = await readCachedState(ctx, id);
-        if (!state) {
-            throw new HttpError('NOT_FOUND', 'State not found', { id });
+    handler({ params, query }, ctx) {
+        const idOrName = splitIds(params.stateId)[0] ?? params.stateId;
+        const resolved = peekStateId(ctx, idOrName);
+        const hit = resolved && peekState(ctx, resolved.id);
+        if (hit) {
+            return plainReply(resolved!.id, hit, query);
         }
-        const text = query.extraPlain === 'true' ? String(state.val) : JSON.stringify(state.val) ?? 'null';
-        // 4.0.2 clients got text/html; text/plain is what its docs promised and what is safe
-        return Reply.text(text, 'text/plain; charset=utf-8');
+        return (async () => {
+            const { id } = await resolveStateId(ctx, idOrName);
+            return plainReply(id, await readCachedState(ctx, id), query);
+        })();
     },
 });
 
