@@ -27,31 +27,47 @@ function post(agent: Agent, url: string, body: unknown): Promise<number> {
     });
 }
 
-/** Holds one raw-socket request per poll; `fire` triggers the event, the result says when each answer arrived. */
-async function holdPolls(host: string, port: number, paths: string[], fire: () => Promise<unknown>): Promise<{ p50Ms: number; p99Ms: number; maxMs: number }> {
+/** After the write, how long the fan-out may take before the polls still waiting count as lost. */
+const ANSWER_DEADLINE_MS = 60_000;
+
+/**
+ * Holds one raw-socket request per poll; `fire` triggers the event, the result says when each answer
+ * arrived. A poll that is closed without an answer, or still waits at the deadline, counts as lost
+ * instead of holding up the whole run.
+ */
+async function holdPolls(host: string, port: number, paths: string[], fire: () => Promise<unknown>): Promise<Record<string, number>> {
     let fired = 0;
+    let early = 0;
     const latencies: number[] = [];
     // raw sockets: a full HTTP client per poll would measure the client more than the server
     const sockets: Socket[] = [];
     const answered = paths.map(
         path =>
-            new Promise<void>((resolve, reject) => {
+            new Promise<void>(resolve => {
                 const socket = connect({ host, port }, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: bench\r\n\r\n`));
                 sockets.push(socket);
                 socket.once('data', () => {
-                    latencies.push(Date.now() - fired);
+                    if (fired) {
+                        latencies.push(Date.now() - fired);
+                    } else {
+                        early++;
+                    }
                     resolve();
                 });
-                socket.on('error', reject);
+                socket.once('close', () => resolve());
+                socket.on('error', () => undefined);
             }),
     );
     await new Promise(r => setTimeout(r, 3000 + paths.length / 10));
     fired = Date.now();
     await fire();
-    await Promise.all(answered);
+    let deadline: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(answered), new Promise(r => (deadline = setTimeout(r, ANSWER_DEADLINE_MS)))]);
+    clearTimeout(deadline);
     sockets.forEach(socket => socket.destroy());
     latencies.sort((a, b) => a - b);
-    return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.at(-1) ?? 0 };
+    const lost = paths.length - early - latencies.length;
+    return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.at(-1) ?? 0, answeredEarly: early, lost };
 }
 
 async function pollFanOut(rt: BenchRuntime, polls: number): Promise<Record<string, number>> {

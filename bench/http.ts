@@ -69,12 +69,17 @@ export interface ScenarioFigures {
     non2xx: number;
 }
 
+const WARMUP_SECONDS = 2;
+
 /** Each scenario `rounds` times against the bare server, then the adapter; medians of the rounds. */
 export async function measureHttp(rt: BenchRuntime, bareUrl: string, seconds: number, rounds: number): Promise<ScenarioFigures[]> {
     const figures: ScenarioFigures[] = [];
     for (const scenario of SCENARIOS) {
         const bare: LoadResult[] = [];
         const ours: LoadResult[] = [];
+        // not counted: both servers compile the scenario's path and fill caches first
+        await load(bareUrl + scenario.path, scenario, WARMUP_SECONDS);
+        await load(rt.baseUrl + scenario.path, scenario, WARMUP_SECONDS);
         for (let round = 0; round < rounds; round++) {
             bare.push(await load(bareUrl + scenario.path, scenario, seconds));
             ours.push(await load(rt.baseUrl + scenario.path, scenario, seconds));
