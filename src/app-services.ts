@@ -6,6 +6,7 @@ import type { HookRegistry } from './events/hook-registry';
 import type { PollingRegistry } from './events/polling';
 import type { SseRegistry } from './events/sse';
 import type { ChangeFeed } from './lib/change-feed';
+import type { ListingCache } from './lib/listing-cache';
 import type { CoherentCache } from './lib/coherent-cache';
 import type { NameIndex } from './lib/name-index';
 
@@ -28,6 +29,8 @@ export interface AppServices {
     /** Repeated reads from memory, kept coherent by change notifications (src/lib/coherent-cache.ts). */
     stateCache: CoherentCache<ioBroker.State>;
     objectCache: CoherentCache<ioBroker.Object>;
+    /** State listings of `prefix*` patterns for the admin. */
+    listingCache: ListingCache;
     polling: PollingRegistry;
     hooks: HookRegistry;
     /** Server-sent event streams of `/v1/events`. */

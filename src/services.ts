@@ -12,6 +12,7 @@ import { PollingRegistry } from './events/polling';
 import { SSE_DEFAULTS, SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
 import { CoherentCache } from './lib/coherent-cache';
+import { ListingCache, type StateListing } from './lib/listing-cache';
 import { trackWrites } from './lib/write-tracking';
 import type { StorageLink } from './lib/storage-link';
 import { NameIndex } from './lib/name-index';
@@ -67,6 +68,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         // notifications published while disconnected are lost: nothing cached can be trusted
         stateCache.clear();
         objectCache.clear();
+        listingCache.clear();
     });
     const stateCache = new CoherentCache<ioBroker.State>({
         kind: 'state',
@@ -82,7 +84,15 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         barrier: () => adapter.subscribeForeignObjectsAsync(barrierId),
         connected,
     });
-    trackWrites(adapter, stateCache, objectCache);
+    const listingCache = new ListingCache({
+        feed,
+        read: async pattern => ((await adapter.getForeignStatesAsync(pattern)) ?? {}) as StateListing,
+        barrier: async () => {
+            await Promise.all([adapter.subscribeForeignStatesAsync(barrierId), adapter.subscribeForeignObjectsAsync(barrierId)]);
+        },
+        connected,
+    });
+    trackWrites(adapter, stateCache, objectCache, listingCache);
     const services: AppServices = {
         adapter,
         config,
@@ -96,6 +106,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         feed,
         stateCache,
         objectCache,
+        listingCache,
         polling: new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }),
         hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(adapter, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }),
         sse: new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }),
