@@ -13,6 +13,7 @@ import { SSE_DEFAULTS, SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
 import { CoherentCache } from './lib/coherent-cache';
 import { ListingCache, type StateListing } from './lib/listing-cache';
+import { sharedBarrier } from './lib/shared-barrier';
 import { trackWrites } from './lib/write-tracking';
 import type { StorageLink } from './lib/storage-link';
 import { NameIndex } from './lib/name-index';
@@ -62,6 +63,8 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     const acls = new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
     const { sourceFor } = new EventAccess(feed, acls, id => adapter.getForeignObjectAsync(id));
     const barrierId = `${namespace}.cacheBarrier`;
+    const stateBarrier = sharedBarrier(() => adapter.subscribeForeignStatesAsync(barrierId));
+    const objectBarrier = sharedBarrier(() => adapter.subscribeForeignObjectsAsync(barrierId));
     // without a link (inside the web adapter) the caches trust js-controller's reconnects
     const connected = (): boolean => link?.up !== false;
     link?.on('change', () => {
@@ -74,21 +77,21 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         kind: 'state',
         feed,
         read: id => adapter.getForeignStateAsync(id),
-        barrier: () => adapter.subscribeForeignStatesAsync(barrierId),
+        barrier: stateBarrier,
         connected,
     });
     const objectCache = new CoherentCache<ioBroker.Object>({
         kind: 'object',
         feed,
         read: id => adapter.getForeignObjectAsync(id),
-        barrier: () => adapter.subscribeForeignObjectsAsync(barrierId),
+        barrier: objectBarrier,
         connected,
     });
     const listingCache = new ListingCache({
         feed,
         read: async pattern => ((await adapter.getForeignStatesAsync(pattern)) ?? {}) as StateListing,
         barrier: async () => {
-            await Promise.all([adapter.subscribeForeignStatesAsync(barrierId), adapter.subscribeForeignObjectsAsync(barrierId)]);
+            await Promise.all([stateBarrier(), objectBarrier()]);
         },
         connected,
     });

@@ -21,6 +21,8 @@ interface Entry<T> {
     unsettled: number;
     /** Counts change notifications, to see whether one arrived while a read or write was under way. */
     seq: number;
+    /** Own writes not yet confirmed: the next read goes to the DB and settles the entry again. */
+    dirty: number;
     release: () => Promise<void>;
 }
 
@@ -46,7 +48,7 @@ export class CoherentCache<T> {
      */
     peek(id: string): T | null | undefined {
         const entry = this.entries.get(id);
-        if (!entry || entry.unsettled || !this.usable()) {
+        if (!entry || entry.unsettled || entry.dirty || !this.usable()) {
             return undefined;
         }
         // most recently used last, so eviction takes the oldest
@@ -64,19 +66,24 @@ export class CoherentCache<T> {
             return (await this.source.read(id)) ?? null;
         }
         const entry = this.entries.get(id);
+        const seq = entry?.seq ?? 0;
         const fresh = this.source.read(id);
         if (!entry) {
             void this.fill(id, fresh);
+        } else if (entry.dirty && !entry.unsettled) {
+            void this.refresh(id, entry, seq, fresh);
         }
         return (await fresh) ?? null;
     }
 
-    /** Call after this adapter wrote or deleted `id`: its next read must show that write. */
+    /**
+     * Call after this adapter wrote or deleted `id`: its next read must show that write. That read
+     * goes to the DB and settles the entry again, so a run of writes costs no extra round trips.
+     */
     written(id: string): void {
         const entry = this.entries.get(id);
         if (entry) {
-            entry.unsettled++;
-            void this.settle(id, entry, entry.seq);
+            entry.dirty++;
         }
     }
 
@@ -104,7 +111,7 @@ export class CoherentCache<T> {
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
-        const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, release: async () => undefined };
+        const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined };
         this.entries.set(id, entry);
         if (this.entries.size > MAX_ENTRIES) {
             this.drop(this.entries.keys().next().value!);
@@ -124,13 +131,27 @@ export class CoherentCache<T> {
         void fresh.catch(() => undefined);
     }
 
+    /** A read made after own writes (counted in `dirty`) confirms them once it has settled. */
+    private async refresh(id: string, entry: Entry<T>, seq: number, fresh: Promise<T | null | undefined>): Promise<void> {
+        const confirms = entry.dirty;
+        entry.unsettled++;
+        let value: T | null;
+        try {
+            value = (await fresh) ?? null;
+        } catch {
+            entry.unsettled--;
+            return;
+        }
+        await this.settle(id, entry, seq, value);
+        entry.dirty -= confirms;
+    }
+
     /**
      * Waits until the notifications published before now were handled. If one arrived since `seq`
      * (taken before the read or write began), the latest notification is the newest value;
-     * otherwise the value read (or, after an own write whose notification never came, nothing).
-     * The caller has counted the entry as unsettled.
+     * otherwise the value read. The caller has counted the entry as unsettled.
      */
-    private async settle(id: string, entry: Entry<T>, seq: number, read?: T | null): Promise<void> {
+    private async settle(id: string, entry: Entry<T>, seq: number, read: T | null): Promise<void> {
         try {
             await this.source.barrier();
             await nextTurn();
@@ -143,10 +164,6 @@ export class CoherentCache<T> {
             return;
         }
         if (entry.seq === seq) {
-            if (read === undefined) {
-                this.drop(id);
-                return;
-            }
             entry.value = read;
         }
     }
