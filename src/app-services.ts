@@ -31,6 +31,8 @@ export interface AppServices {
     objectCache: CoherentCache<ioBroker.Object>;
     /** State listings of `prefix*` patterns for the admin. */
     listingCache: ListingCache;
+    /** Resolves once the state notifications published before the call were handled. */
+    stateBarrier: () => Promise<void>;
     polling: PollingRegistry;
     hooks: HookRegistry;
     /** Server-sent event streams of `/v1/events`. */

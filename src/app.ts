@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAllowed, type Acl } from './acl';
+import { isAllowed } from './acl';
 import { authenticate, clientAddress } from './auth/authenticate';
 import type { AppServices } from './app-services';
 import { applyCors } from './cors';
@@ -58,25 +58,17 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     const commandsPrefix = `${services.basePath}/v1/command/`.toLowerCase();
     const v1Prefix = `${services.basePath}/v1/`.toLowerCase();
 
-    // one context per ACL object: ACLs are cached until a user or group changes
-    const contexts = new WeakMap<Acl, RequestContext>();
-    function contextOf(acl: Acl): RequestContext {
-        let ctx = contexts.get(acl);
-        if (!ctx) {
-            ctx = createContext(services, acl);
-            contexts.set(acl, ctx);
-        }
-        return ctx;
-    }
-
     async function context(req: IncomingMessage, query: Query): Promise<RequestContext> {
-        return contextOf(await authenticate(services, req, query));
+        return createContext(services, await authenticate(services, req, query));
     }
 
-    /** With authentication off, the default user's context without waiting, once its ACL is loaded. */
+    /**
+     * With authentication off, the default user's context without waiting, once its ACL is loaded.
+     * A new one per request: js-controller writes into the options object it is given.
+     */
     function knownContext(): RequestContext | undefined {
         const acl = !services.config.auth && !services.identify ? services.acls.peek(services.config.defaultUser) : undefined;
-        return acl && contextOf(acl);
+        return acl && createContext(services, acl);
     }
 
     async function unmatched(req: IncomingMessage, path: string, query: Query): Promise<Reply> {
@@ -123,7 +115,8 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             const ctx = knownContext() ?? (await context(req, query));
             try {
                 const body = req.method === 'POST' ? await readJsonBody(req, services.config.bodyLimit) : undefined;
-                return send(req, res, await commandReply(target.command, query, body, ctx));
+                const reply = commandReply(target.command, query, body, ctx);
+                return send(req, res, reply instanceof Promise ? await reply : reply);
             } catch (err) {
                 return sendError(req, res, err, commandErrorExtra(target.command));
             }

@@ -1,6 +1,6 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
-import { adapterCall } from './adapter-errors';
+import { adapterCall, fromAdapterError } from './adapter-errors';
 
 export const MAX_WAIT_MS = 60_000;
 
@@ -22,12 +22,22 @@ export async function writeAndWaitForAck(
 ): Promise<ioBroker.State> {
     let resolve!: (state: ioBroker.State) => void;
     const acked = new Promise<ioBroker.State>(r => (resolve = r));
+    let armed = false;
     const release = await ctx.app.feed.listen('state', id, (_id, value) => {
         const changed = value as ioBroker.State | null | undefined;
-        if (changed?.ack) {
+        if (armed && changed?.ack) {
             resolve(changed);
         }
     });
+    // the id may have been subscribed already: an acknowledgement of an earlier write can still be
+    // on its way, and must not pass for the answer to this one
+    try {
+        await ctx.app.stateBarrier();
+    } catch (err) {
+        await release();
+        throw fromAdapterError(err, { id });
+    }
+    armed = true;
     let timer: NodeJS.Timeout | undefined;
     try {
         await adapterCall(ctx.adapter.setForeignStateAsync(id, state, ctx.callOptions), { id });

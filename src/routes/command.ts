@@ -19,8 +19,12 @@ function mergeParams(query: Query, body: unknown): RawParams {
 }
 
 /** Runs a command for `/v1/command/<name>` and wraps the value in the 4.0.2 envelope. */
-export async function commandReply(cmd: Command, query: Query, body: unknown, ctx: RequestContext): Promise<Reply> {
-    const value = await runCommand(cmd, mergeParams(query, body), ctx);
+export function commandReply(cmd: Command, query: Query, body: unknown, ctx: RequestContext): Reply | Promise<Reply> {
+    const value = runCommand(cmd, mergeParams(query, body), ctx);
+    return value instanceof Promise ? value.then(resolved => envelope(cmd, resolved)) : envelope(cmd, value);
+}
+
+function envelope(cmd: Command, value: unknown): Reply {
     if (value instanceof BinaryBody) {
         return Reply.bytes(value.data, value.mimeType);
     }
