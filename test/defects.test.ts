@@ -4,7 +4,6 @@
  * all 39 is in the notes.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -15,23 +14,14 @@ import { NameIndex } from '../src/lib/name-index';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { fakeInstance, type FakeInstance } from './support/fake-instance';
+import { startHookReceiver, type HookReceiver } from './support/hook-receiver';
 import { startIobroker, type IobFixture } from './support/iobroker';
 import { freePort } from './support/ports';
 import { basic, rawRequest } from './support/raw-request';
 
-interface Received {
-    method: string;
-    url: string;
-    body: string;
-}
-
 let iob: IobFixture;
 let secured: IobFixture;
-let receiver: Server;
-let hookUrl = '';
-let received: Received[] = [];
-/** How the hook receiver answers the next calls: a status per call, then 200. */
-let failNext: number[] = [];
+let hooks: HookReceiver;
 const fakes: FakeInstance[] = [];
 const startedAt = Date.now();
 
@@ -59,19 +49,7 @@ async function pollEvents(fixture: IobFixture, sid: string, count: number, heade
 }
 
 t.before(async () => {
-    receiver = createServer((req, res) => {
-        let body = '';
-        req.on('data', c => (body += c));
-        req.on('end', () => {
-            const status = failNext.shift() ?? 200;
-            if (status === 200) {
-                received.push({ method: req.method!, url: req.url!, body });
-            }
-            res.writeHead(status).end();
-        });
-    });
-    await new Promise<void>(resolve => receiver.listen(0, '127.0.0.1', resolve));
-    hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    hooks = await startHookReceiver();
     iob = await startIobroker({ native: { allowLocalTargets: true, hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 } });
     await iob.createState('0_userdata.0.d1', { type: 'number' }, 0);
     await iob.createState('0_userdata.0.d2', { type: 'number' }, 0);
@@ -98,7 +76,7 @@ t.teardown(async () => {
     }
     await iob?.stop();
     await secured?.stop();
-    receiver?.close();
+    hooks?.close();
 });
 
 t.test('§10 #4: addHistory answered with nothing by the history instance is 502, no crash', async t => {
@@ -225,42 +203,42 @@ t.test('§10 #15: withInfo merges the object only for users who may read it', as
 });
 
 t.test('§10 #17: an object URL hook without method works; the single-object route reports a dead hook', async t => {
-    received = [];
-    let res = await iob.request('/v1/object/0_userdata.0.d1/subscribe', { method: 'POST', body: { url: `${hookUrl}/obj` } });
+    hooks.received = [];
+    let res = await iob.request('/v1/object/0_userdata.0.d1/subscribe', { method: 'POST', body: { url: `${hooks.url}/obj` } });
     t.equal(res.status, 200, '4.0.2: 500 TypeError ... delta');
     t.match(res.json, { _id: '0_userdata.0.d1' });
     await iob.storage.objects.extendObjectAsync('0_userdata.0.d1', { common: { unit: 'kWh' } });
-    t.ok(await until(() => received.some(r => r.url === '/hook/obj' && r.body.includes('"obj"'))), 'the object event arrives');
+    t.ok(await until(() => hooks.received.some(r => r.url === '/hook/obj' && r.body.includes('"obj"'))), 'the object event arrives');
     res = await iob.request('/v1/state/0_userdata.0.d1/subscribe', { method: 'POST', body: { url: 'http://127.0.0.1:1/nothing' } });
     t.equal(res.status, 422, '4.0.2 ignored the failed check on this route');
     t.match(res.json.error, /No valid answer from URL hook/);
-    await iob.request('/v1/object/0_userdata.0.d1/subscribe', { method: 'DELETE', body: { url: `${hookUrl}/obj` } });
+    await iob.request('/v1/object/0_userdata.0.d1/subscribe', { method: 'DELETE', body: { url: `${hooks.url}/obj` } });
 });
 
 t.test('§10 #18: hook failures are forgiven by a success; GET and PATCH deliveries use their method', async t => {
-    received = [];
-    const url = `${hookUrl}/forgive`;
+    hooks.received = [];
+    const url = `${hooks.url}/forgive`;
     let res = await iob.request('/v1/state/0_userdata.0.d2/subscribe', { method: 'POST', body: { url } });
     t.equal(res.status, 200);
     // hookMaxFailures is 3: two failures before every success, six in all, never three in a row
     for (const val of [101, 102, 103]) {
-        failNext = [500, 500];
+        hooks.failNext = [500, 500];
         await write(iob, '0_userdata.0.d2', val);
-        t.ok(await until(() => received.some(r => r.url === '/hook/forgive' && r.body.includes(`"val":${val}`))), `${val} delivered after two failures`);
+        t.ok(await until(() => hooks.received.some(r => r.url === '/hook/forgive' && r.body.includes(`"val":${val}`))), `${val} delivered after two failures`);
     }
     res = await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(url)}`);
     t.same(res.json, { states: ['0_userdata.0.d2'] }, 'still registered after six failures in all');
     await iob.request('/v1/state/0_userdata.0.d2/subscribe', { method: 'DELETE', body: { url } });
 
     for (const method of ['GET', 'PATCH']) {
-        received = [];
-        const target = `${hookUrl}/${method.toLowerCase()}`;
+        hooks.received = [];
+        const target = `${hooks.url}/${method.toLowerCase()}`;
         res = await iob.request('/v1/state/0_userdata.0.d2/subscribe', { method: 'POST', body: { url: target, method } });
         t.equal(res.status, 200, method);
         await write(iob, '0_userdata.0.d2', method === 'GET' ? 201 : 202);
-        t.ok(await until(() => received.some(r => r.url.startsWith(`/hook/${method.toLowerCase()}`) && r.method === method && /"val":20[12]|%22val%22%3A20[12]/.test(r.url + r.body))), `${method} delivery`);
+        t.ok(await until(() => hooks.received.some(r => r.url.startsWith(`/hook/${method.toLowerCase()}`) && r.method === method && /"val":20[12]|%22val%22%3A20[12]/.test(r.url + r.body))), `${method} delivery`);
         // the first call is the registration check {test:true}
-        const bodies = received.filter(r => r.method === method).map(r => JSON.parse(method === 'GET' ? new URL(r.url, 'http://x').searchParams.get('event')! : r.body));
+        const bodies = hooks.received.filter(r => r.method === method).map(r => JSON.parse(method === 'GET' ? new URL(r.url, 'http://x').searchParams.get('event')! : r.body));
         t.match(bodies[0], { test: true }, `${method}: the check`);
         t.match(bodies.find(b => b.id), { id: '0_userdata.0.d2', state: { val: method === 'GET' ? 201 : 202 } }, method === 'GET' ? 'the event travels in ?event=' : 'the event is the body');
         await iob.request('/v1/state/0_userdata.0.d2/subscribe', { method: 'DELETE', body: { url: target } });

@@ -5,10 +5,11 @@
 import { request } from 'node:http';
 import t from 'tap';
 import { startIobroker, type IobFixture } from './support/iobroker';
-import { startHookReceiver, storageDropTest, until } from './support/storage-drop';
+import { startHookReceiver, type HookReceiver } from './support/hook-receiver';
+import { storageDropTest, until } from './support/storage-drop';
 
 let iob: IobFixture;
-let hooks: Awaited<ReturnType<typeof startHookReceiver>>;
+let hooks: HookReceiver;
 t.before(async () => {
     hooks = await startHookReceiver();
     iob = await startIobroker({ native: { allowLocalTargets: true, hookRetryMs: 100, hookMaxFailures: 50, checkInterval: 0 } });
@@ -55,6 +56,6 @@ t.test('graceful shutdown: waiting clients hear {disconnect:true}, an in-flight 
     );
     t.ok(portFree, 'port released');
     t.ok(Date.now() - stopping <= 2500, `within about 2 s (${Date.now() - stopping} ms)`);
-    t.ok(hooks.bodies.some(b => b.includes('"disconnect":true')), 'the hook heard {disconnect:true}');
+    t.ok(hooks.received.some(r => r.body.includes('"disconnect":true')), 'the hook heard {disconnect:true}');
     t.equal((await iob.storage.states.getStateAsync('0_userdata.0.f1')).val, 77, 'the write is stored');
 });

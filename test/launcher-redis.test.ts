@@ -3,37 +3,24 @@
  * own, seeds Redis with `setup first` and runs the adapter against it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import t from 'tap';
-import { CONTROLLER_DIR, PROJECT_ROOT } from '../scripts/embedded-storage';
+import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { freePort } from './support/ports';
-
-function hasRedis(): boolean {
-    try {
-        execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-        return true;
-    } catch {
-        return false;
-    }
-}
+import { hasRedis, startRedis, writeRedisConfig } from './support/redis';
 
 if (!hasRedis() && !process.env.CI) {
     t.test('npm start on Redis', { skip: 'redis-server is not installed (apt-get install redis-server); CI installs it' }, async () => undefined);
 } else {
     t.test('npm start on Redis', async t => {
-        const redisPort = await freePort();
-        const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-        t.teardown(() => redis.kill('SIGTERM'));
+        const redis = await startRedis();
+        t.teardown(() => redis.close());
+        const redisPort = redis.port;
         const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-redis-'));
         t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-        const config = JSON.parse(readFileSync(join(CONTROLLER_DIR, 'conf', 'iobroker-dist.json'), 'utf8'));
-        for (const db of ['objects', 'states']) {
-            Object.assign(config[db], { type: 'redis', host: '127.0.0.1', port: redisPort });
-        }
-        config.dataDir = relative(CONTROLLER_DIR, dataDir) + '/';
-        writeFileSync(join(dataDir, 'iobroker.json'), JSON.stringify(config, null, 2));
+        writeRedisConfig(dataDir, redisPort);
 
         const port = await freePort();
         let output = '';

@@ -1,45 +1,23 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import t from 'tap';
+import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
 import { startIobroker, type IobFixture } from '../support/iobroker';
 
-interface Received {
-    method: string;
-    headers: IncomingMessage['headers'];
-    body: string;
-}
-
 let iob: IobFixture;
-let receiver: Server;
-let hookUrl = '';
-let received: Received[] = [];
-/** How the receiver answers the next calls: a status per call, then 200. */
-let failNext: number[] = [];
+let hooks: HookReceiver;
 
 t.before(async () => {
-    receiver = createServer((req, res) => {
-        let body = '';
-        req.on('data', c => (body += c));
-        req.on('end', () => {
-            const status = failNext.shift() ?? 200;
-            if (status === 200) {
-                received.push({ method: req.method!, headers: req.headers, body });
-            }
-            res.writeHead(status).end();
-        });
-    });
-    await new Promise<void>(resolve => receiver.listen(0, '127.0.0.1', resolve));
-    hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    hooks = await startHookReceiver();
     iob = await startIobroker({ native: { allowLocalTargets: true, hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 } });
     await iob.createState('0_userdata.0.h1', { type: 'number' }, 0);
 });
 t.teardown(async () => {
     await iob?.stop();
-    receiver?.close();
+    hooks?.close();
 });
 
 const write = (id: string, val: ioBroker.StateValue) => iob.storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0' });
-const events = () => received.map(r => JSON.parse(r.body || decodeURIComponent(r.body))).filter(b => b.id);
+const events = () => hooks.received.map(r => JSON.parse(r.body || decodeURIComponent(r.body))).filter(b => b.id);
 
 async function until(check: () => boolean, ms = 5000): Promise<boolean> {
     const end = Date.now() + ms;
@@ -50,27 +28,27 @@ async function until(check: () => boolean, ms = 5000): Promise<boolean> {
 }
 
 t.test('registration is validated with {test:true}; events arrive with the requested method, signed', async t => {
-    received = [];
+    hooks.received = [];
     const secret = 'whsec_' + Buffer.from('a test secret').toString('base64');
-    const res = await iob.request('/v1/state/0_userdata.0.h1/subscribe', { method: 'POST', body: { url: hookUrl, method: 'PUT', secret } });
+    const res = await iob.request('/v1/state/0_userdata.0.h1/subscribe', { method: 'POST', body: { url: hooks.url, method: 'PUT', secret } });
     t.equal(res.status, 200);
     t.match(res.json, { val: 0 });
-    t.same(JSON.parse(received[0].body), { test: true });
+    t.same(JSON.parse(hooks.received[0].body), { test: true });
     await write('0_userdata.0.h1', 3);
     t.ok(await until(() => events().length === 1));
-    const delivery = received.at(-1)!;
+    const delivery = hooks.received.at(-1)!;
     t.equal(delivery.method, 'PUT');
     t.match(JSON.parse(delivery.body), { id: '0_userdata.0.h1', state: { val: 3 } });
     const expected = createHmac('sha256', Buffer.from('a test secret'))
         .update(`${delivery.headers['webhook-id']}.${delivery.headers['webhook-timestamp']}.${delivery.body}`)
         .digest('base64');
     t.equal(delivery.headers['webhook-signature'], `v1,${expected}`, 'Standard Webhooks signature verifies');
-    const list = await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hookUrl)}`);
+    const list = await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hooks.url)}`);
     t.same(list.json, { states: ['0_userdata.0.h1'] }, 'url works as a query parameter on the listing');
 });
 
 t.test('a burst of 100 writes arrives completely and in order', async t => {
-    received = [];
+    hooks.received = [];
     for (let i = 1; i <= 100; i++) {
         await write('0_userdata.0.h1', i);
     }
@@ -79,8 +57,8 @@ t.test('a burst of 100 writes arrives completely and in order', async t => {
 });
 
 t.test('a failing receiver gets retries and then everything, in order', async t => {
-    received = [];
-    failNext = [500, 500];
+    hooks.received = [];
+    hooks.failNext = [500, 500];
     await write('0_userdata.0.h1', 1000);
     await write('0_userdata.0.h1', 1001);
     t.ok(await until(() => events().length >= 2));
@@ -88,32 +66,32 @@ t.test('a failing receiver gets retries and then everything, in order', async t 
 });
 
 t.test('subscriptions survive an adapter restart and receivers hear {disconnect:true}', async t => {
-    received = [];
+    hooks.received = [];
     await iob.restart();
-    t.ok(received.some(r => r.body === '{"disconnect":true}'), 'disconnect on unload');
+    t.ok(hooks.received.some(r => r.body === '{"disconnect":true}'), 'disconnect on unload');
     // the port answers before the stored hooks are subscribed again: wait until this one is back
     let listed = 0;
     for (let i = 0; i < 100 && listed !== 200; i++) {
-        listed = (await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hookUrl)}`)).status;
+        listed = (await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hooks.url)}`)).status;
         await new Promise(r => setTimeout(r, listed === 200 ? 0 : 50));
     }
     t.equal(listed, 200, 'the hook is restored');
-    received = [];
+    hooks.received = [];
     await write('0_userdata.0.h1', 2000);
     t.ok(await until(() => events().length >= 1));
     t.match(events()[0], { id: '0_userdata.0.h1', state: { val: 2000 } });
 });
 
 t.test('a hook that keeps failing is removed', async t => {
-    failNext = Array(20).fill(500);
+    hooks.failNext = Array(20).fill(500);
     await write('0_userdata.0.h1', 3000);
     let status = 200;
     for (let i = 0; i < 100 && status === 200; i++) {
         await new Promise(r => setTimeout(r, 50));
-        status = (await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hookUrl)}`)).status;
+        status = (await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hooks.url)}`)).status;
     }
     t.equal(status, 404);
-    failNext = [];
+    hooks.failNext = [];
 });
 
 t.test('registration errors', async t => {
@@ -123,7 +101,7 @@ t.test('registration errors', async t => {
     res = await iob.request('/v1/states/subscribe', { method: 'POST', body: { url: 'not a url', pattern: 'a.*' } });
     t.ok(res.status === 422, 'a malformed url');
     await iob.restart({ allowLocalTargets: false });
-    res = await iob.request('/v1/state/0_userdata.0.h1/subscribe', { method: 'POST', body: { url: hookUrl } });
+    res = await iob.request('/v1/state/0_userdata.0.h1/subscribe', { method: 'POST', body: { url: hooks.url } });
     t.equal(res.status, 403, 'a loopback target needs allowLocalTargets');
     t.match(res.json.error, /local address/);
     await iob.restart({ allowLocalTargets: true });

@@ -3,13 +3,14 @@
  * loopback ports, a data dir of its own, and the adapter spawned as `build/src/main.js`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { CONTROLLER_DIR, INSTANCE_ID, PROJECT_ROOT, seedIfNeeded, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
+import { join } from 'node:path';
+import { INSTANCE_ID, PROJECT_ROOT, seedIfNeeded, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
 import { stopProcess } from '../../scripts/stop-process';
 import { freePort } from './ports';
 import { rawRequest } from './raw-request';
+import { writeRedisConfig } from './redis';
 import { copySeed, ensureSeed } from './seed';
 
 export interface HttpAnswer {
@@ -69,16 +70,6 @@ async function waitForHttp(url: string, child: ChildProcess, logs: () => string,
     throw new Error(`adapter did not answer within ${timeoutMs} ms:\n${logs()}`);
 }
 
-/** iobroker.json pointing both databases at Redis, as `iobroker setup custom` would write it. */
-function useRedis(dataDir: string, port: number): void {
-    const config = JSON.parse(readFileSync(join(CONTROLLER_DIR, 'conf', 'iobroker-dist.json'), 'utf8'));
-    for (const db of ['objects', 'states']) {
-        Object.assign(config[db], { type: 'redis', host: '127.0.0.1', port });
-    }
-    config.dataDir = relative(CONTROLLER_DIR, dataDir) + '/';
-    writeFileSync(join(dataDir, 'iobroker.json'), JSON.stringify(config, null, 2));
-}
-
 /** js-controller's own password hash, as `iobroker passwd` stores it. */
 function hashPassword(plain: string): Promise<string> {
     const { password } = require('@iobroker/js-controller-common-db'); // eslint-disable-line @typescript-eslint/no-require-imports
@@ -89,7 +80,7 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
     const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-test-'));
     let storage: Storage;
     if (options.redisPort) {
-        useRedis(dataDir, options.redisPort);
+        writeRedisConfig(dataDir, options.redisPort);
         storage = await startStorage({ dataDir });
         await seedIfNeeded(storage);
     } else {

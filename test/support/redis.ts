@@ -3,10 +3,11 @@
  * in an append-only file, so stopping and starting it (bounce) loses nothing that was written.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { CONTROLLER_DIR } from '../../scripts/embedded-storage';
 import { stopProcess } from '../../scripts/stop-process';
 import { freePort } from './ports';
 
@@ -17,6 +18,16 @@ export function hasRedis(): boolean {
     } catch {
         return false;
     }
+}
+
+/** iobroker.json pointing both databases at Redis, as `iobroker setup custom` would write it. */
+export function writeRedisConfig(dataDir: string, port: number): void {
+    const config = JSON.parse(readFileSync(join(CONTROLLER_DIR, 'conf', 'iobroker-dist.json'), 'utf8'));
+    for (const db of ['objects', 'states']) {
+        Object.assign(config[db], { type: 'redis', host: '127.0.0.1', port });
+    }
+    config.dataDir = relative(CONTROLLER_DIR, dataDir) + '/';
+    writeFileSync(join(dataDir, 'iobroker.json'), JSON.stringify(config, null, 2));
 }
 
 export interface RedisServer {

@@ -2,8 +2,8 @@
  * What must hold while js-controller's storage is away and after it returns, shared by the jsonl
  * variant (in-process DB servers) and the Redis variant (a redis-server child).
  */
-import { createServer, type Server } from 'node:http';
 import type { Test } from 'tap';
+import { startHookReceiver } from './hook-receiver';
 import type { IobFixture } from './iobroker';
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
@@ -16,22 +16,6 @@ export async function until<T>(probe: () => Promise<T>, done: (value: T) => bool
         value = await probe();
     }
     return value;
-}
-
-/** A loopback receiver for URL hooks that keeps every body it got. */
-export async function startHookReceiver(): Promise<{ url: string; bodies: string[]; close: () => void }> {
-    const bodies: string[] = [];
-    const server: Server = createServer((req, res) => {
-        let body = '';
-        req.on('data', c => (body += c));
-        req.on('end', () => {
-            bodies.push(body);
-            res.end();
-        });
-    });
-    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
-    return { url, bodies, close: () => server.close() };
 }
 
 const seesValue = (text: string, val: number): boolean =>
@@ -71,13 +55,13 @@ export async function storageDropTest(
     t.equal(back.status, 200, 'serving again');
     t.equal(back.json.val, 41, 'nothing written before the drop was lost');
 
-    hooks.bodies.length = 0;
+    hooks.received = [];
     // drain whatever the session queued before, then a change after the reconnect must arrive
     await iob.request('/v1/polling?sid=f&batch=true&timeout=1000');
     await write(42);
     const polled = await until(() => iob.request('/v1/polling?sid=f&batch=true&timeout=1000'), res => seesValue(res.text, 42), 5000);
     t.ok(seesValue(polled.text, 42), 'the poller hears the change');
-    const hooked = await until(async () => hooks.bodies.join('\n'), text => text.includes('"val":42'), 5000);
+    const hooked = await until(async () => hooks.received.map(r => r.body).join('\n'), text => text.includes('"val":42'), 5000);
     t.match(hooked, '"val":42', 'the hook hears it');
     t.equal((await iob.request(`/v1/state/${id}`)).json?.val, 42, 'a read after the reconnect is not served from a stale cache');
 }
