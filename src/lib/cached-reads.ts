@@ -10,14 +10,21 @@ function uncachable(ctx: RequestContext, id: string): boolean {
     return !!ctx.callOptions.limitToOwnerRights || isPattern(id) || id.startsWith('alias.');
 }
 
+/** Refuses as js-controller does when the caller may not read this state or object. */
+function assertMayRead(ctx: RequestContext, kind: 'state' | 'object', obj: ioBroker.Object | null | undefined, context: Record<string, unknown>): void {
+    if (!mayRead(ctx.acl, kind, obj?.acl)) {
+        throw fromAdapterError(PERMISSION_ERROR, context);
+    }
+}
+
 /** `readObject` without waiting: the object (null: none), or undefined when the cache cannot answer now. */
 export function peekObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): ioBroker.Object | null | undefined {
     if (uncachable(ctx, id)) {
         return undefined;
     }
     const obj = ctx.app.objectCache.peek(id);
-    if (obj && !mayRead(ctx.acl, 'object', obj.acl)) {
-        throw fromAdapterError(PERMISSION_ERROR, context);
+    if (obj) {
+        assertMayRead(ctx, 'object', obj, context);
     }
     return obj;
 }
@@ -32,9 +39,7 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
         if (obj === undefined) {
             return undefined;
         }
-        if (!mayRead(ctx.acl, 'state', obj?.acl)) {
-            throw fromAdapterError(PERMISSION_ERROR, { id });
-        }
+        assertMayRead(ctx, 'state', obj, { id });
     }
     return ctx.app.stateCache.peek(id);
 }
@@ -52,8 +57,8 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
         return hit;
     }
     const obj = await adapterCall(ctx.app.objectCache.get(id), context);
-    if (obj && !mayRead(ctx.acl, 'object', obj.acl)) {
-        throw fromAdapterError(PERMISSION_ERROR, context);
+    if (obj) {
+        assertMayRead(ctx, 'object', obj, context);
     }
     return obj;
 }
@@ -68,10 +73,7 @@ export async function readState(ctx: RequestContext, id: string): Promise<ioBrok
         return hit;
     }
     if (ctx.user !== ADMIN_USER) {
-        const obj = await adapterCall(ctx.app.objectCache.get(id), { id });
-        if (!mayRead(ctx.acl, 'state', obj?.acl)) {
-            throw fromAdapterError(PERMISSION_ERROR, { id });
-        }
+        assertMayRead(ctx, 'state', await adapterCall(ctx.app.objectCache.get(id), { id }), { id });
     }
     return adapterCall(ctx.app.stateCache.get(id), { id });
 }

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { connectionCheck } from './connection-check';
 import type { ChangeFeed, ChangeKind } from './change-feed';
 
 export interface CacheSource<T> {
@@ -38,7 +39,10 @@ const MAX_ENTRIES = 2000;
  */
 export class CoherentCache<T> {
     private readonly entries = new Map<string, Entry<T>>();
-    private wasConnected = true;
+    private readonly usable = connectionCheck(
+        () => this.source.connected(),
+        () => this.clear(),
+    );
 
     constructor(private readonly source: CacheSource<T>) {}
 
@@ -98,16 +102,6 @@ export class CoherentCache<T> {
 
     get size(): number {
         return this.entries.size;
-    }
-
-    private usable(): boolean {
-        const connected = this.source.connected();
-        if (!connected || !this.wasConnected) {
-            // notifications may have been missed while disconnected: start over
-            this.clear();
-        }
-        this.wasConnected = connected;
-        return connected;
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { connectionCheck } from './connection-check';
 import type { ChangeFeed } from './change-feed';
 
 export type StateListing = Record<string, ioBroker.State | null>;
@@ -45,7 +46,10 @@ export function listablePrefix(pattern: string): string | undefined {
  */
 export class ListingCache {
     private readonly listings = new Map<string, Listing>();
-    private wasConnected = true;
+    private readonly usable = connectionCheck(
+        () => this.source.connected(),
+        () => this.clear(),
+    );
 
     constructor(private readonly source: ListingSource) {}
 
@@ -85,15 +89,6 @@ export class ListingCache {
         for (const pattern of [...this.listings.keys()]) {
             this.drop(pattern);
         }
-    }
-
-    private usable(): boolean {
-        const connected = this.source.connected();
-        if (!connected || !this.wasConnected) {
-            this.clear();
-        }
-        this.wasConnected = connected;
-        return connected;
     }
 
     private async fill(pattern: string, prefix: string): Promise<StateListing> {

@@ -7,6 +7,15 @@ export interface ResolvedState {
     obj: ioBroker.Object | null;
 }
 
+/** An id resolved from its object; undefined when a name lookup must follow. */
+function resolvedFrom(ctx: RequestContext, idOrName: string, obj: ioBroker.Object | null): ResolvedState | undefined {
+    if (obj) {
+        return { id: obj._id || idOrName, obj };
+    }
+    // users who may not list objects get the raw id back; the others may have given a name
+    return ctx.acl.object.list ? undefined : { id: idOrName, obj: null };
+}
+
 /** `resolveStateId` from the cache alone; undefined when that needs the DB. */
 export function peekStateId(ctx: RequestContext, idOrName: string): ResolvedState | undefined {
     let obj: ioBroker.Object | null | undefined;
@@ -15,11 +24,7 @@ export function peekStateId(ctx: RequestContext, idOrName: string): ResolvedStat
     } catch {
         obj = null;
     }
-    if (obj) {
-        return { id: obj._id || idOrName, obj };
-    }
-    // a miss, or a name lookup for users who may list objects
-    return obj === null && !ctx.acl.object.list ? { id: idOrName, obj: null } : undefined;
+    return obj === undefined ? undefined : resolvedFrom(ctx, idOrName, obj);
 }
 
 /**
@@ -27,17 +32,15 @@ export function peekStateId(ctx: RequestContext, idOrName: string): ResolvedStat
  * who may list objects; users who may not get the raw id back.
  */
 export async function resolveStateId(ctx: RequestContext, idOrName: string): Promise<ResolvedState> {
-    let obj: ioBroker.Object | null | undefined = null;
+    let obj: ioBroker.Object | null;
     try {
         obj = await readObject(ctx, idOrName);
     } catch {
         obj = null;
     }
-    if (obj) {
-        return { id: obj._id || idOrName, obj };
-    }
-    if (!ctx.acl.object.list) {
-        return { id: idOrName, obj: null };
+    const resolved = resolvedFrom(ctx, idOrName, obj);
+    if (resolved) {
+        return resolved;
     }
     const byName = await ctx.app.names.lookup(idOrName);
     if (!byName) {
