@@ -3,7 +3,7 @@
  * dependencies only loads every runtime file without a devDependency.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -80,4 +80,16 @@ t.test('installed with production dependencies only, every runtime file loads', 
     t.ok(report.extensionExport.length > 0, 'and exports something');
     t.equal(report.mainExport, 'function', 'build/src/main.js exports the adapter factory without starting it');
     t.ok(report.loaded.length > 100, `${report.loaded.length} files loaded`);
+});
+
+t.test('the adapter package names no js-controller; the dev workspace holds it for npm start and tests', async t => {
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8'));
+    for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
+        t.notOk(pkg[field]?.['iobroker.js-controller'], `not in ${field}`);
+    }
+    const dev = JSON.parse(readFileSync(join(PROJECT_ROOT, 'dev', 'package.json'), 'utf8'));
+    t.ok(pkg.workspaces?.includes('dev'), 'dev/ is a workspace, installed by the same npm ci');
+    t.ok(dev.private, 'the dev workspace is never published');
+    t.match(dev.dependencies?.['iobroker.js-controller'], /^\d+\.\d+\.\d+$/, 'it pins js-controller');
+    t.ok(existsSync(join(PROJECT_ROOT, 'node_modules', 'iobroker.js-controller', 'package.json')), 'npm ci installed it where adapter-core finds it');
 });

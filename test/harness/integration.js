@@ -17,17 +17,6 @@ delete process.env.IOBROKER_DATA_DIR;
 // The harness' default on Node 20 (7.2.2) is missing from the registry we reach
 const controllerVersion = process.env.CONTROLLER_VERSION || '7.1.1';
 
-/**
- * Checks of tests.packageFiles() that contradict a documented project decision; they are reported as
- * pending (skipped), never as passed.
- */
-const DEVIATIONS = new Map([
-    [
-        'iobroker.js-controller is not listed as a dependency',
-        'js-controller is a devDependency on purpose: `npm start` and the real-storage fixture run on it (runtime.md §5.1)',
-    ],
-]);
-
 // Every start of the instance, the harness' own startup test included, listens on loopback and our port
 // (io-package.json's defaults are 0.0.0.0:8093, which may be taken by a developer's `npm start`)
 const startAdapter = TestHarness.prototype.startAdapter;
@@ -35,14 +24,6 @@ TestHarness.prototype.startAdapter = async function (env) {
     await this.changeAdapterConfig('rest-api', { native: { bind: '127.0.0.1', port: HTTP_PORT, auth: false } });
     return startAdapter.call(this, env);
 };
-
-beforeEach(function () {
-    const reason = DEVIATIONS.get(this.currentTest?.title ?? '');
-    if (reason) {
-        console.log(`      skipped: ${reason}`);
-        this.skip();
-    }
-});
 
 // The schema checks download their schemas from GitHub, which these machines cannot reach
 tests.packageFiles(root, { ignoreIoPackageValidation: true, ignoreJsonConfigValidation: true });
