@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     const only = process.env.BENCH_ONLY;
     const started = Date.now();
     const bare = await startBare();
-    const rt = await startRuntime({ allowLocalTargets: true, hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0 });
+    const rt = await startRuntime({ hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0 });
     const result: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
     try {
         await rt.storage.objects.setObjectAsync(VALUE_ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });

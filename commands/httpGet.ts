@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { BinaryBody, defineCommand } from '../src/command';
 import { safeHttpGet } from '../src/lib/safe-http-get';
+import { httpGetPolicy } from '../src/lib/target-guard';
 
 const TIMEOUT_MS = 15_000;
 
 export default defineCommand({
     name: 'httpGet',
-    summary: 'GET a URL through this server; local and link-local targets only when allowed in the config',
+    summary: 'GET a URL through this server; this machine and link-local targets only when httpGetAllowLocal is on',
     params: Type.Object({
         url: Type.String({ minLength: 1, description: 'http(s) URL' }),
         binary: Type.Optional(Type.Boolean({ description: 'Answer the raw body with its Content-Type' })),
@@ -16,7 +17,7 @@ export default defineCommand({
     envelope: 'results',
     binary: { response: true },
     async handler({ url, binary }, { app }) {
-        const answer = await safeHttpGet(url, { allowLocal: app.config.allowLocalTargets, timeoutMs: TIMEOUT_MS, maxBytes: app.config.bodyLimit });
+        const answer = await safeHttpGet(url, { targets: httpGetPolicy(app.config.httpGetAllowLocal), timeoutMs: TIMEOUT_MS, maxBytes: app.config.bodyLimit });
         if (binary) {
             return new BinaryBody(answer.body, answer.contentType);
         }

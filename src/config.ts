@@ -19,8 +19,10 @@ export interface Config {
     noAdminCommands: boolean;
     /** Largest accepted request body in bytes. */
     bodyLimit: number;
-    /** Let httpGet and URL hooks reach loopback and link-local addresses. */
-    allowLocalTargets: boolean;
+    /** Let URL hooks reach link-local and cloud metadata addresses (this machine they always may). */
+    hooksAllowLinkLocal: boolean;
+    /** Let httpGet reach this machine and link-local addresses (it hands the fetched body back). */
+    httpGetAllowLocal: boolean;
     /** With auth on: serve the OpenAPI document without credentials too. */
     publicDocs: boolean;
     /** Origins allowed by CORS; empty: every origin, as 4.0.2. */
@@ -87,7 +89,9 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
         noCommands: bool(native.noCommands),
         noAdminCommands: bool(native.noAdminCommands),
         bodyLimit: Math.max(1024, int(native.bodyLimit, DEFAULT_BODY_LIMIT)),
-        allowLocalTargets: bool(native.allowLocalTargets),
+        // allowLocalTargets: the one option of the 5.0 alphas, read as both
+        hooksAllowLinkLocal: bool(native.hooksAllowLinkLocal) || bool(native.allowLocalTargets),
+        httpGetAllowLocal: bool(native.httpGetAllowLocal) || bool(native.allowLocalTargets),
         publicDocs: bool(native.publicDocs),
         hookMaxFailures: Math.max(1, int(native.hookMaxFailures, 10)),
         hookRetryMs: Math.max(10, int(native.hookRetryMs, 1000)),

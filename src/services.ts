@@ -17,6 +17,7 @@ import { sharedBarrier } from './lib/shared-barrier';
 import { trackWrites } from './lib/write-tracking';
 import type { StorageLink } from './lib/storage-link';
 import { NameIndex } from './lib/name-index';
+import { hookPolicy } from './lib/target-guard';
 import { loadCommands } from './load-commands';
 import { buildOpenApi } from './openapi';
 import type { Route } from './route';
@@ -56,7 +57,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     const feed = new ChangeFeed(adapter);
     const hookSettings = {
         hookTimeout: config.hookTimeout,
-        allowLocalTargets: config.allowLocalTargets,
+        targets: hookPolicy(config.hooksAllowLinkLocal),
         maxFailures: config.hookMaxFailures,
         retryBaseMs: config.hookRetryMs,
     };

@@ -50,7 +50,7 @@ async function pollEvents(fixture: IobFixture, sid: string, count: number, heade
 
 t.before(async () => {
     hooks = await startHookReceiver();
-    iob = await startIobroker({ native: { allowLocalTargets: true, hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 } });
+    iob = await startIobroker({ native: { hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 } });
     await iob.createState('0_userdata.0.d1', { type: 'number' }, 0);
     await iob.createState('0_userdata.0.d2', { type: 'number' }, 0);
     await iob.createState('0_userdata.0.unset', { type: 'number', name: 'Unset Value' });

@@ -90,8 +90,8 @@ let pageOrigin = '';
 t.before(async () => {
     pageServer = await servePage();
     pageOrigin = `http://127.0.0.1:${(pageServer.address() as { port: number }).port}`;
-    // hooks to this machine need allowLocalTargets; CORS allows just the page's origin, as a careful setup would
-    iob = await startIobroker({ native: { allowLocalTargets: true, corsOrigins: pageOrigin, checkInterval: 0 } });
+    // CORS allows just the page's origin, as a careful setup would
+    iob = await startIobroker({ native: { corsOrigins: pageOrigin, checkInterval: 0 } });
     for (const id of ['ex_poll1', 'ex_poll2', 'ex_other', 'ex_flood', 'ex_mark', 'ex_hook1', 'ex_page1']) {
         await iob.createState(`0_userdata.0.${id}`, { type: 'mixed' }, 0);
     }

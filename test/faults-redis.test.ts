@@ -14,7 +14,7 @@ if (!hasRedis() && !process.env.CI) {
     let iob: IobFixture;
     t.before(async () => {
         redis = await startRedis();
-        iob = await startIobroker({ redisPort: redis.port, native: { allowLocalTargets: true, hookRetryMs: 100, hookMaxFailures: 50, checkInterval: 0 } });
+        iob = await startIobroker({ redisPort: redis.port, native: { hookRetryMs: 100, hookMaxFailures: 50, checkInterval: 0 } });
         await iob.createState('0_userdata.0.r1', { type: 'number' }, 0);
     });
     t.teardown(async () => {

@@ -12,7 +12,7 @@ let iob: IobFixture;
 let hooks: HookReceiver;
 t.before(async () => {
     hooks = await startHookReceiver();
-    iob = await startIobroker({ native: { allowLocalTargets: true, hookRetryMs: 100, hookMaxFailures: 50, checkInterval: 0 } });
+    iob = await startIobroker({ native: { hookRetryMs: 100, hookMaxFailures: 50, checkInterval: 0 } });
     await iob.createState('0_userdata.0.f1', { type: 'number' }, 0);
 });
 t.teardown(async () => {

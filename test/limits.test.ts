@@ -22,7 +22,6 @@ t.before(async () => {
             bodyLimit: 4096,
             headersTimeout: 2000,
             requestTimeout: 4000,
-            allowLocalTargets: true,
             auth: true,
         },
     });

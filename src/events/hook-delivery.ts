@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { assertTargetAllowed, guardedLookup } from '../lib/target-guard';
+import { assertTargetAllowed, guardedLookup, type TargetPolicy } from '../lib/target-guard';
 
 export type HookMethod = 'POST' | 'PUT' | 'PATCH' | 'GET';
 
@@ -9,7 +9,7 @@ export interface DeliveryOptions {
     method: HookMethod;
     secret?: string;
     timeoutMs: number;
-    allowLocal: boolean;
+    targets: TargetPolicy;
 }
 
 /** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; `whsec_` secrets are base64. */
@@ -21,7 +21,7 @@ export function sign(secret: string, id: string, timestamp: number, body: string
 /** One HTTP call to a hook; resolves on a status below 400, rejects otherwise. */
 export function deliver(target: string, payload: unknown, options: DeliveryOptions): Promise<void> {
     const url = new URL(target);
-    assertTargetAllowed(url, options.allowLocal);
+    assertTargetAllowed(url, options.targets);
     const body = JSON.stringify(payload);
     const headers: Record<string, string | number> = { 'User-Agent': 'ioBroker.rest-api' };
     if (options.method === 'GET') {
@@ -38,7 +38,7 @@ export function deliver(target: string, payload: unknown, options: DeliveryOptio
     }
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-        const req = request(url, { method: options.method, headers, timeout: options.timeoutMs, lookup: guardedLookup(options.allowLocal) as never, agent: false }, res => {
+        const req = request(url, { method: options.method, headers, timeout: options.timeoutMs, lookup: guardedLookup(options.targets) as never, agent: false }, res => {
             res.resume();
             res.on('end', () => ((res.statusCode ?? 500) < 400 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
         });

@@ -1,5 +1,6 @@
 import type { ChangeKind } from '../lib/change-feed';
 import type { EventSource } from './event-access';
+import type { TargetPolicy } from '../lib/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
 import { SubscriptionSet, type EventBody, type Filter, type Sink } from './hub';
 
@@ -8,7 +9,8 @@ const MAX_BACKOFF_MS = 30_000;
 
 export interface HookSettings {
     hookTimeout: number;
-    allowLocalTargets: boolean;
+    /** What a hook may reach (this machine always, link-local when allowed). */
+    targets: TargetPolicy;
     /** Consecutive failed deliveries after which a hook is dropped. */
     maxFailures: number;
     /** First retry delay; doubles with every failure, with jitter. */
@@ -59,7 +61,7 @@ export class Hook implements Sink {
             method: this.method,
             secret: this.secret,
             timeoutMs: this.settings.hookTimeout,
-            allowLocal: this.settings.allowLocalTargets,
+            targets: this.settings.targets,
         });
     }
 

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { HttpError } from '../http-error';
-import { assertTargetAllowed, guardedLookup } from './target-guard';
+import { assertTargetAllowed, guardedLookup, type TargetPolicy } from './target-guard';
 
 export interface GetResult {
     status: number;
@@ -11,7 +11,7 @@ export interface GetResult {
 }
 
 export interface GetOptions {
-    allowLocal: boolean;
+    targets: TargetPolicy;
     timeoutMs: number;
     maxBytes: number;
     maxRedirects?: number;
@@ -26,10 +26,10 @@ function parseUrl(text: string): URL {
 }
 
 function once(url: URL, options: GetOptions): Promise<{ res: IncomingMessage; body: Buffer }> {
-    assertTargetAllowed(url, options.allowLocal);
+    assertTargetAllowed(url, options.targets);
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-        const req = request(url, { method: 'GET', lookup: guardedLookup(options.allowLocal) as never, timeout: options.timeoutMs }, res => {
+        const req = request(url, { method: 'GET', lookup: guardedLookup(options.targets) as never, timeout: options.timeoutMs }, res => {
             const chunks: Buffer[] = [];
             let size = 0;
             res.on('data', (chunk: Buffer) => {

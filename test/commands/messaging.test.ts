@@ -100,7 +100,7 @@ t.test('getHistory asks the history instance with the caller and defaults', asyn
 t.test('httpGet refuses local targets unless allowed', async t => {
     let res = await iob.request(`/v1/command/httpGet?url=${encodeURIComponent(`${targetUrl}/image`)}`);
     t.equal(res.status, 403);
-    t.match(res.json.error, /local address/);
+    t.match(res.json.error, /is this machine \(loopback\); the option httpGetAllowLocal allows it/);
     for (const url of ['http://localhost:1/', 'http://[::1]:1/', 'http://169.254.169.254/latest/meta-data/', 'http://0.0.0.0:1/']) {
         res = await iob.request(`/v1/command/httpGet?url=${encodeURIComponent(url)}`);
         t.equal(res.status, 403, url);
@@ -114,7 +114,7 @@ t.test('httpGet refuses local targets unless allowed', async t => {
 });
 
 t.test('httpGet with local targets allowed: JSON, binary, redirects, errors', async t => {
-    await iob.restart({ allowLocalTargets: true });
+    await iob.restart({ httpGetAllowLocal: true });
     let res = await iob.request(`/v1/command/httpGet?url=${encodeURIComponent(`${targetUrl}/image`)}`);
     t.equal(res.status, 200);
     t.same(res.json.results[0], { status: 200, statusText: 'OK' });
@@ -128,7 +128,7 @@ t.test('httpGet with local targets allowed: JSON, binary, redirects, errors', as
     t.notMatch(res.text, /stack|at .*\.js/, 'no stack trace');
     res = await iob.request(`/v1/command/httpGet?url=${encodeURIComponent('http://127.0.0.1:1/')}`);
     t.equal(res.status, 502);
-    await iob.restart({ allowLocalTargets: false });
+    await iob.restart({ httpGetAllowLocal: false });
 });
 
 t.test('log answers OK and writes the log', async t => {

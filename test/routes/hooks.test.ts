@@ -8,7 +8,7 @@ let hooks: HookReceiver;
 
 t.before(async () => {
     hooks = await startHookReceiver();
-    iob = await startIobroker({ native: { allowLocalTargets: true, hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 } });
+    iob = await startIobroker({ native: { hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 } });
     await iob.createState('0_userdata.0.h1', { type: 'number' }, 0);
 });
 t.teardown(async () => {
@@ -100,9 +100,9 @@ t.test('registration errors', async t => {
     t.match(res.json.error, /No valid answer from URL hook/);
     res = await iob.request('/v1/states/subscribe', { method: 'POST', body: { url: 'not a url', pattern: 'a.*' } });
     t.ok(res.status === 422, 'a malformed url');
-    await iob.restart({ allowLocalTargets: false });
-    res = await iob.request('/v1/state/0_userdata.0.h1/subscribe', { method: 'POST', body: { url: hooks.url } });
-    t.equal(res.status, 403, 'a loopback target needs allowLocalTargets');
-    t.match(res.json.error, /local address/);
-    await iob.restart({ allowLocalTargets: true });
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://[fd00:ec2::254]/']) {
+        res = await iob.request('/v1/state/0_userdata.0.h1/subscribe', { method: 'POST', body: { url } });
+        t.equal(res.status, 403, `link-local and metadata targets are refused by default: ${url}`);
+        t.match(res.json.error, /link-local or cloud metadata address; the option hooksAllowLinkLocal allows it/);
+    }
 });

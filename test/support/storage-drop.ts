@@ -22,7 +22,7 @@ const seesValue = (text: string, val: number): boolean =>
     !!text && JSON.parse(text).some((e: { state?: { val: number } }) => e.state?.val === val);
 
 /**
- * Needs a state `id` of type number and an adapter started with allowLocalTargets and short hook
+ * Needs a state `id` of type number and an adapter started with short hook
  * retries. `bounce(ms)` takes the storage away for that long; `write` changes the state as another
  * client of js-controller would.
  */
