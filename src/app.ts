@@ -9,7 +9,7 @@ import { readFormBody, readJsonBody } from './read-body';
 import { readUpload } from './read-multipart';
 import { createContext, type RequestContext } from './request-context';
 import type { Route } from './route';
-import { allowedMethods, buildRouter, type AppRouter, type Target } from './router';
+import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './router';
 import { commandErrorExtra, commandReply } from './routes/command';
 import { Reply, send, sendError } from './send';
 
@@ -53,10 +53,11 @@ function withChallenge(err: unknown, route: Route): unknown {
 }
 
 export function createApp(services: AppServices, routes: readonly Route[]): App {
-    const router = buildRouter(routes, services.commands.values(), services.basePath);
+    const prefixes = servedPrefixes(services.basePath);
+    const router = buildRouter(routes, services.commands.values(), prefixes);
     const anonymous = createContext(services, ANONYMOUS);
-    const commandsPrefix = `${services.basePath}/v1/command/`.toLowerCase();
-    const v1Prefix = `${services.basePath}/v1/`.toLowerCase();
+    // longest first: `/rest-api/v1/` must not be read as a path under the root
+    const mounts = prefixes.map(p => p.toLowerCase()).sort((a, b) => b.length - a.length);
 
     async function context(req: IncomingMessage, query: Query): Promise<RequestContext> {
         return createContext(services, await authenticate(services, req, query));
@@ -74,13 +75,14 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     async function unmatched(req: IncomingMessage, path: string, query: Query): Promise<Reply> {
         // the router folds duplicate slashes; so must this check, or `//v1//x` would skip credentials
         const folded = path.replace(/\/{2,}/g, '/');
-        const lower = folded.toLowerCase();
-        if (lower.startsWith(v1Prefix)) {
+        const mount = mounts.find(m => folded.toLowerCase().startsWith(`${m}/v1/`));
+        const rest = mount === undefined ? '' : folded.slice(mount.length);
+        if (mount !== undefined) {
             // like 4.0.2: an unknown /v1 path needs valid credentials before it learns anything
             await context(req, query);
         }
-        if (lower.startsWith(commandsPrefix)) {
-            const name = folded.slice(commandsPrefix.length).split('/')[0];
+        if (rest.toLowerCase().startsWith('/v1/command/')) {
+            const name = rest.slice('/v1/command/'.length).split('/')[0];
             if (services.config.noCommands) {
                 throw new HttpError('NOT_FOUND', 'Commands are disabled');
             }
@@ -128,7 +130,10 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         const body = route.body ? await readRouteBody(req, route, services.config.bodyLimit) : undefined;
         const params = match.params as Record<string, string>;
-        const answer = route.handler({ params, query, body, headers: req.headers, remoteAddress: clientAddress(req), signal: route.waits ? abortOnClose(res) : undefined }, ctx);
+        const answer = route.handler(
+            { params, query, body, headers: req.headers, remoteAddress: clientAddress(req), prefix: target.prefix, signal: route.waits ? abortOnClose(res) : undefined },
+            ctx,
+        );
         const result = answer instanceof Promise ? await answer : answer;
         send(req, res, result instanceof Reply ? result : Reply.json(result));
     }

@@ -8,9 +8,10 @@ import { createApp, type App } from './app';
 import type { AppServices } from './app-services';
 import { normalizeConfig } from './config';
 import { closeEvents, forwardChange, startEvents } from './lifecycle';
+import { EXTENSION_PREFIX } from './router';
 import { createServices } from './services';
 
-export const BASE_PATH = '/rest-api';
+export const BASE_PATH = EXTENSION_PREFIX;
 
 /** What web passes as its settings; only `auth` matters here. */
 interface WebSettings {

@@ -1,6 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Command } from './command';
 import type { Route, RouteResponse } from './route';
+import { EXTENSION_PREFIX } from './router';
 
 type Json = Record<string, unknown>;
 
@@ -156,7 +157,11 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             description: 'Read and write ioBroker states, objects and files, and call socket commands.',
             license: { name: 'MIT', identifier: 'MIT' },
         },
-        servers: [{ url: basePath || '/' }],
+        servers: [
+            basePath
+                ? { url: basePath, description: 'Mounted in the web adapter' }
+                : { url: '/', description: `Standalone server; every path also answers under ${EXTENSION_PREFIX}/ (the web-extension path), e.g. ${EXTENSION_PREFIX}/v1/state/{stateId}` },
+        ],
         tags: [
             { name: 'state', description: 'States: values with ack, ts, lc, from, q' },
             { name: 'object', description: 'Objects: typed metadata' },

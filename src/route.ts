@@ -13,6 +13,8 @@ export interface RouteRequest {
     headers: IncomingHttpHeaders;
     /** The client's address, e.g. for damping password guessing. */
     remoteAddress: string;
+    /** The prefix the request came in under (`''` or `/rest-api`), for links back to this server. */
+    prefix: string;
     /** Aborted when the client goes away; only for routes marked `waits`. */
     signal?: AbortSignal;
 }

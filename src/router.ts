@@ -2,15 +2,23 @@ import FindMyWay, { type HTTPVersion, type Instance } from 'find-my-way';
 import type { Command } from './command';
 import type { Route } from './route';
 
-/** What find-my-way hands back for a match: a REST route or a command. */
-export type Target = { route: Route; command?: undefined } | { command: Command; route?: undefined };
+/** What find-my-way hands back for a match: a REST route or a command, and the prefix it came in under. */
+export type Target = ({ route: Route; command?: undefined } | { command: Command; route?: undefined }) & { prefix: string };
+
+/** Where the web adapter mounts us; a standalone server answers there too, so one URL works in both modes. */
+export const EXTENSION_PREFIX = '/rest-api';
+
+/** The prefixes a server answers under: its mount point inside web, or the root and the web path. */
+export function servedPrefixes(basePath: string): string[] {
+    return basePath ? [basePath] : ['', EXTENSION_PREFIX];
+}
 
 export type AppRouter = Instance<HTTPVersion.V1>;
 
 const noop = (): void => undefined;
 
-/** Builds the route table once; requests only look up, never build. */
-export function buildRouter(routes: readonly Route[], commands: Iterable<Command>, basePath: string): AppRouter {
+/** Builds the route table once, the same table under every prefix; requests only look up, never build. */
+export function buildRouter(routes: readonly Route[], commands: Iterable<Command>, prefixes: readonly string[]): AppRouter {
     const router = FindMyWay({
         caseSensitive: false,
         ignoreTrailingSlash: true,
@@ -18,11 +26,14 @@ export function buildRouter(routes: readonly Route[], commands: Iterable<Command
         // ioBroker ids can be long
         maxParamLength: 1000,
     });
-    for (const route of routes) {
-        router.on(route.method, basePath + route.path, noop, { route } satisfies Target);
-    }
-    for (const command of commands) {
-        router.on(['GET', 'POST'], `${basePath}/v1/command/${command.name}`, noop, { command } satisfies Target);
+    const commandList = [...commands];
+    for (const prefix of prefixes) {
+        for (const route of routes) {
+            router.on(route.method, prefix + route.path, noop, { route, prefix } satisfies Target);
+        }
+        for (const command of commandList) {
+            router.on(['GET', 'POST'], `${prefix}/v1/command/${command.name}`, noop, { command, prefix } satisfies Target);
+        }
     }
     return router;
 }

@@ -19,11 +19,11 @@ const docsRoute = (path: string, handler: Route['handler'], isPublic = true): Ro
 export function docsRoutes(config: Config): Route[] {
     const documentPublic = !config.auth || config.publicDocs;
     return [
-        docsRoute('/', async (_req, { app }) => Reply.redirect(`${app.basePath}/api-doc/`)),
+        docsRoute('/', async ({ prefix }) => Reply.redirect(`${prefix}/api-doc/`)),
         // asset links are absolute, so the page works with and without the trailing slash and under a prefix
-        docsRoute('/api-doc/', async (_req, { app }) => {
+        docsRoute('/api-doc/', async ({ prefix }) => {
             const template = await readFile(join(DOCS_PAGE_DIR, 'index.html'), 'utf8');
-            return Reply.bytes(template.replaceAll('{{base}}', `${app.basePath}/api-doc/`), 'text/html; charset=utf-8');
+            return Reply.bytes(template.replaceAll('{{base}}', `${prefix}/api-doc/`), 'text/html; charset=utf-8');
         }),
         docsRoute('/api-doc/:file', async ({ params }) => (params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file))),
         docsRoute('/api-docs/openapi.json', async (_req, { app }) => Reply.json(app.openapi), documentPublic),

@@ -29,12 +29,12 @@ t.test('the document is valid OpenAPI 3.1 and lists every command with GET and P
 
 t.test('the prefix of the web-extension mode goes into servers', async t => {
     const doc = buildOpenApi({ routes, commands: [], version: '5.0.0', basePath: '/rest-api', auth: false });
-    t.same(doc.servers, [{ url: '/rest-api' }]);
+    t.same(doc.servers, [{ url: '/rest-api', description: 'Mounted in the web adapter' }]);
     t.notOk(doc.security);
 });
 
 t.test('the route table: commands are static routes whose store is the definition', async t => {
-    const router = buildRouter(routes, commands.values(), '');
+    const router = buildRouter(routes, commands.values(), ['']);
     const found = router.find('POST', '/v1/command/getState');
     t.equal((found?.store as Target).command, commands.get('getState'));
     t.equal(router.find('GET', '/v1/command/constructor'), null);
