@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { visibleObjects } from '../src/lib/read-access';
 
 export default defineCommand({
     name: 'getAllObjects',
@@ -9,14 +10,14 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     adminOnly: true,
-    async handler(_params, { adapter, callOptions }) {
-        const list = await adapter.getObjectListAsync({ include_docs: true }, callOptions);
-        const all: Record<string, unknown> = {};
+    async handler(_params, ctx) {
+        const list = await ctx.adapter.getObjectListAsync({ include_docs: true }, ctx.callOptions);
+        const all: Record<string, ioBroker.Object> = {};
         for (const row of list.rows) {
             if (row.doc) {
                 all[row.id] = row.doc;
             }
         }
-        return all;
+        return visibleObjects(ctx, all);
     },
 });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { visibleRows } from '../src/lib/read-access';
 
 export default defineCommand({
     name: 'getCompactHosts',
@@ -9,9 +10,9 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     adminOnly: true,
-    async handler(_params, { adapter, callOptions }) {
-        const view = await adapter.getObjectViewAsync('system', 'host', {}, callOptions);
-        return view.rows.map(({ value }) => {
+    async handler(_params, ctx) {
+        const view = await ctx.adapter.getObjectViewAsync('system', 'host', {}, ctx.callOptions);
+        return (await visibleRows(ctx, view.rows)).map(({ value }) => {
             const common = (value?.common ?? {}) as ioBroker.HostCommon & { color?: string };
             const native = (value?.native ?? {}) as { hardware?: { networkInterfaces?: unknown } };
             return {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { visibleObjects } from '../src/lib/read-access';
 
 export default defineCommand({
     name: 'getForeignObjects',
@@ -12,10 +13,10 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     adminOnly: true,
-    async handler({ pattern, type }, { adapter, callOptions }) {
+    async handler({ pattern, type }, ctx) {
         const objects = type
-            ? await adapter.getForeignObjectsAsync(pattern, type as ioBroker.ObjectType, callOptions)
-            : await adapter.getForeignObjectsAsync(pattern, callOptions);
-        return objects ?? {};
+            ? await ctx.adapter.getForeignObjectsAsync(pattern, type as ioBroker.ObjectType, ctx.callOptions)
+            : await ctx.adapter.getForeignObjectsAsync(pattern, ctx.callOptions);
+        return visibleObjects(ctx, objects ?? {});
     },
 });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { visibleRows } from '../src/lib/read-access';
 
 type HostNative = { hardware?: { networkInterfaces?: Record<string, Array<{ address?: string }>> } };
 
@@ -11,9 +12,9 @@ export default defineCommand({
     effect: 'read',
     envelope: 'raw',
     adminOnly: true,
-    async handler({ ip }, { adapter, callOptions }) {
-        const view = await adapter.getObjectViewAsync('system', 'host', {}, callOptions);
-        const host = view.rows.find(({ value }) => {
+    async handler({ ip }, ctx) {
+        const view = await ctx.adapter.getObjectViewAsync('system', 'host', {}, ctx.callOptions);
+        const host = (await visibleRows(ctx, view.rows)).find(({ value }) => {
             const interfaces = (value?.native as HostNative | undefined)?.hardware?.networkInterfaces ?? {};
             return value?.common?.hostname === ip || Object.values(interfaces).some(list => list?.some(nic => nic.address === ip));
         });

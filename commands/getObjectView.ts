@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { visibleRows } from '../src/lib/read-access';
 
 export default defineCommand({
     name: 'getObjectView',
@@ -17,7 +18,8 @@ export default defineCommand({
     permission: { type: 'object', operation: 'list' },
     effect: 'read',
     envelope: 'result',
-    async handler({ design, search, params }, { adapter, callOptions }) {
-        return adapter.getObjectViewAsync(design as 'system', search as 'state', (params ?? {}) as never, callOptions);
+    async handler({ design, search, params }, ctx) {
+        const view = await ctx.adapter.getObjectViewAsync(design as 'system', search as 'state', (params ?? {}) as never, ctx.callOptions);
+        return view ? { ...view, rows: await visibleRows(ctx, view.rows) } : view;
     },
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
+import { visibleObjects } from '../src/lib/read-access';
 
 export default defineCommand({
     name: 'getObjects',
@@ -13,20 +14,21 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
-    async handler({ list }, { adapter, acl, callOptions }) {
+    async handler({ list }, ctx) {
+        const { adapter, acl } = ctx;
         if (Array.isArray(list)) {
             const result: Record<string, ioBroker.Object> = {};
             for (const id of list) {
-                const obj = await adapter.getForeignObjectAsync(id, callOptions).catch(() => null);
+                const obj = await adapter.getForeignObjectAsync(id, ctx.callOptions).catch(() => null);
                 if (obj) {
                     result[id] = obj;
                 }
             }
-            return result;
+            return visibleObjects(ctx, result);
         }
         if (!list && !acl.object.list) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        return (await adapter.getForeignObjectsAsync(list || '*', callOptions)) ?? {};
+        return visibleObjects(ctx, (await adapter.getForeignObjectsAsync(list || '*', ctx.callOptions)) ?? {});
     },
 });

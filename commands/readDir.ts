@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { refuseUnsafeNames } from '../src/lib/files';
+import { visibleMetaEntries } from '../src/lib/read-access';
 
 export default defineCommand({
     name: 'readDir',
@@ -15,6 +16,8 @@ export default defineCommand({
     envelope: 'result',
     async handler({ adapter, dirName }, ctx) {
         refuseUnsafeNames({ dirName });
-        return ctx.adapter.readDirAsync(adapter, dirName, ctx.callOptions);
+        const entries = await ctx.adapter.readDirAsync(adapter, dirName, ctx.callOptions);
+        // without a meta object, the entries are meta objects: only those the caller may read
+        return adapter ? entries : visibleMetaEntries(ctx, entries);
     },
 });

@@ -113,23 +113,55 @@ export interface ObjectAcl {
     state?: number;
 }
 
+/** What the read rules need of an object: its ACL. */
+export type Guarded = { acl?: ObjectAcl } | null | undefined;
+
 const READ = 0x4;
 
-/**
- * js-controller's read rule for one state or object: the owner, owner-group or everyone bits of the
- * object's ACL (a state without its own bits uses the object's) and the user's group rights.
- */
-export function mayRead(acl: Acl, kind: 'state' | 'object', objectAcl: ObjectAcl | null | undefined): boolean {
-    if (acl.user === ADMIN_USER || (kind === 'object' && acl.groups.includes(ADMIN_GROUP))) {
-        return true;
+/** The owner, owner-group or everyone bits of `bits` that apply to this user. */
+function readBit(acl: Acl, objectAcl: ObjectAcl, bits: number, ownerOnly: boolean): boolean {
+    if (objectAcl.owner === acl.user) {
+        return (bits & (READ << 8)) !== 0;
     }
-    if (!(kind === 'object' ? acl.object.read : acl.state.read)) {
+    if (ownerOnly) {
         return false;
     }
-    const bits = kind === 'state' ? objectAcl?.state || objectAcl?.object : objectAcl?.object;
-    if (!objectAcl || bits === undefined) {
+    const shift = objectAcl.ownerGroup && acl.groups.includes(objectAcl.ownerGroup) ? 4 : 0;
+    return (bits & (READ << shift)) !== 0;
+}
+
+/**
+ * js-controller's read rule for an object (its objects database applies it to single reads): the
+ * administrator group reads all; others need the group right (`users.read` for users and groups)
+ * and the owner, owner-group or everyone bit of `acl.object`.
+ */
+export function mayReadObject(acl: Acl, id: string, obj: Guarded): boolean {
+    if (acl.user === ADMIN_USER || acl.groups.includes(ADMIN_GROUP)) {
         return true;
     }
-    const shift = objectAcl.owner === acl.user ? 8 : objectAcl.ownerGroup && acl.groups.includes(objectAcl.ownerGroup) ? 4 : 0;
-    return (bits & (READ << shift)) !== 0;
+    if (!acl.object.read || ((id.startsWith('system.user.') || id.startsWith('system.group.')) && !acl.users.read)) {
+        return false;
+    }
+    return !obj?.acl || readBit(acl, obj.acl, Number(obj.acl.object) || 0, false);
+}
+
+/**
+ * The read rule for a state, as a single read applies it: its object must be readable, the user needs
+ * the group right to read states, and the state bits (the object's when the state has none) must
+ * allow it; with `ownerOnly` (onlyAllowWhenUserIsOwner) only the owner bits count, as js-controller's
+ * getForeignState does. The administrator reads every state.
+ */
+export function mayReadState(acl: Acl, id: string, obj: Guarded, ownerOnly: boolean): boolean {
+    if (acl.user === ADMIN_USER) {
+        return true;
+    }
+    if (!acl.state.read || !mayReadObject(acl, id, obj)) {
+        return false;
+    }
+    const bits = obj?.acl ? obj.acl.state || obj.acl.object : 0;
+    if (!obj?.acl || !bits) {
+        // js-controller checks no bits then, except that owner-only needs an owner
+        return !ownerOnly;
+    }
+    return readBit(acl, obj.acl, bits, ownerOnly);
 }

@@ -7,14 +7,26 @@ export interface RequestContext {
     adapter: ioBroker.Adapter;
     user: string;
     acl: Acl;
-    /** Options for every js-controller call, so its ACL applies to the caller. */
-    callOptions: { user: string; limitToOwnerRights?: boolean };
+    /** onlyAllowWhenUserIsOwner: only the owner bits of a state's ACL count. */
+    ownerOnly: boolean;
+    /**
+     * Options for a js-controller call, so its ACL applies to the caller: a new object on every read,
+     * because js-controller writes the caller's groups, ACL and object list into the options it is
+     * given, and a later or concurrent call reusing them would be checked against stale data.
+     */
+    readonly callOptions: { user: string; limitToOwnerRights?: boolean };
 }
 
 export function createContext(app: AppServices, acl: Acl): RequestContext {
-    const callOptions: RequestContext['callOptions'] = { user: acl.user };
-    if (app.config.onlyAllowWhenUserIsOwner) {
-        callOptions.limitToOwnerRights = true;
-    }
-    return { app, adapter: app.adapter, user: acl.user, acl, callOptions };
+    const ownerOnly = app.config.onlyAllowWhenUserIsOwner;
+    return {
+        app,
+        adapter: app.adapter,
+        user: acl.user,
+        acl,
+        ownerOnly,
+        get callOptions() {
+            return ownerOnly ? { user: acl.user, limitToOwnerRights: true } : { user: acl.user };
+        },
+    };
 }

@@ -62,7 +62,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         retryBaseMs: config.hookRetryMs,
     };
     const acls = new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
-    const { sourceFor } = new EventAccess(feed, acls, id => adapter.getForeignObjectAsync(id));
+    const { sourceFor } = new EventAccess(feed, acls, id => adapter.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
     const barrierId = `${namespace}.cacheBarrier`;
     const stateBarrier = sharedBarrier(() => adapter.subscribeForeignStatesAsync(barrierId));
     const objectBarrier = sharedBarrier(() => adapter.subscribeForeignObjectsAsync(barrierId));

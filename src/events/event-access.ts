@@ -1,4 +1,4 @@
-import { ADMIN_USER, mayRead, type AclCache, type ObjectAcl } from '../acl';
+import { ADMIN_USER, mayReadObject, mayReadState, type AclCache, type ObjectAcl } from '../acl';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../lib/change-feed';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
@@ -23,6 +23,8 @@ export class EventAccess {
         private readonly feed: ChangeFeed,
         private readonly acls: AclCache,
         private readonly loadObject: (id: string) => Promise<{ acl?: ObjectAcl } | null | undefined>,
+        /** onlyAllowWhenUserIsOwner: the same owner-only rule as single reads. */
+        private readonly ownerOnly = false,
     ) {}
 
     /** The administrator sees everything, without any per-event cost. */
@@ -67,9 +69,11 @@ export class EventAccess {
         const acl = await this.acls.get(user);
         if (kind === 'object') {
             // the event carries the object; a deletion (null) is shown like js-controller shows a missing object
-            return mayRead(acl, 'object', (value as { acl?: ObjectAcl } | null)?.acl);
+            return mayReadObject(acl, id, value as { acl?: ObjectAcl } | null);
         }
-        return mayRead(acl, 'state', await this.objectAcl(id));
+        // the rule of a single read, with the object's ACL as it is now: an ACL change applies to the next event
+        const objectAcl = await this.objectAcl(id);
+        return mayReadState(acl, id, objectAcl ? { acl: objectAcl } : null, this.ownerOnly);
     }
 
     private objectAcl(id: string): Promise<ObjectAcl | null> {

@@ -1,4 +1,5 @@
 import type { RequestContext } from '../request-context';
+import { visibleRows } from './read-access';
 
 type Common = Record<string, unknown> & { adminUI?: Record<string, unknown> };
 
@@ -17,7 +18,7 @@ export async function systemObjects(ctx: RequestContext, view: 'adapter' | 'inst
     const prefix = view === 'adapter' ? `system.adapter.${name ?? ''}` : `system.adapter.${name ? `${name}.` : ''}`;
     const exact = view === 'adapter' && name;
     const result = await ctx.adapter.getObjectViewAsync('system', view, { startkey: prefix, endkey: exact ? prefix : `${prefix}\u9999` }, ctx.callOptions);
-    return result.rows
+    return (await visibleRows(ctx, result.rows))
         .map(row => row.value as ioBroker.Object)
         .filter(obj => obj && (!name || view === 'adapter' || (obj.common as Common).name === name))
         .map(obj => {

@@ -1,4 +1,4 @@
-import { ADMIN_USER, mayRead } from '../acl';
+import { ADMIN_USER, mayReadObject, mayReadState } from '../acl';
 import type { RequestContext } from '../request-context';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import { isPattern } from './pattern';
@@ -7,12 +7,13 @@ const PERMISSION_ERROR = 'permissionError';
 
 /** Ids the caches leave to js-controller: patterns, and aliases (their values are derived from others). */
 function uncachable(ctx: RequestContext, id: string): boolean {
-    return !!ctx.callOptions.limitToOwnerRights || isPattern(id) || id.startsWith('alias.');
+    return !!ctx.ownerOnly || isPattern(id) || id.startsWith('alias.');
 }
 
-/** Refuses as js-controller does when the caller may not read this state or object. */
-function assertMayRead(ctx: RequestContext, kind: 'state' | 'object', obj: ioBroker.Object | null | undefined, context: Record<string, unknown>): void {
-    if (!mayRead(ctx.acl, kind, obj?.acl)) {
+/** Refuses as js-controller does when the caller may not read this state or object (the rules listings share). */
+function assertMayRead(ctx: RequestContext, kind: 'state' | 'object', id: string, obj: ioBroker.Object | null | undefined, context: Record<string, unknown>): void {
+    const allowed = kind === 'object' ? mayReadObject(ctx.acl, id, obj) : mayReadState(ctx.acl, id, obj, ctx.ownerOnly);
+    if (!allowed) {
         throw fromAdapterError(PERMISSION_ERROR, context);
     }
 }
@@ -24,7 +25,7 @@ export function peekObject(ctx: RequestContext, id: string, context: Record<stri
     }
     const obj = ctx.app.objectCache.peek(id);
     if (obj) {
-        assertMayRead(ctx, 'object', obj, context);
+        assertMayRead(ctx, 'object', id, obj, context);
     }
     return obj;
 }
@@ -39,7 +40,7 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
         if (obj === undefined) {
             return undefined;
         }
-        assertMayRead(ctx, 'state', obj, { id });
+        assertMayRead(ctx, 'state', id, obj, { id });
     }
     return ctx.app.stateCache.peek(id);
 }
@@ -50,7 +51,12 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
  */
 export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): Promise<ioBroker.Object | null> {
     if (uncachable(ctx, id)) {
-        return (await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
+        const obj = (await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
+        if (obj && !isPattern(id)) {
+            // js-controller 7.2.3's getForeignObject hands the caller to its objects DB in the wrong place: nothing is checked
+            assertMayRead(ctx, 'object', id, obj, context);
+        }
+        return obj;
     }
     const hit = peekObject(ctx, id, context);
     if (hit !== undefined) {
@@ -58,7 +64,7 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
     }
     const obj = await adapterCall(ctx.app.objectCache.get(id), context);
     if (obj) {
-        assertMayRead(ctx, 'object', obj, context);
+        assertMayRead(ctx, 'object', id, obj, context);
     }
     return obj;
 }
@@ -66,14 +72,19 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
 /** A state as `getForeignState` with the caller's rights answers it, from the coherent cache. */
 export async function readState(ctx: RequestContext, id: string): Promise<ioBroker.State | null> {
     if (uncachable(ctx, id)) {
-        return (await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id })) ?? null;
+        const state = (await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id })) ?? null;
+        if (ctx.user !== ADMIN_USER && !isPattern(id)) {
+            // js-controller checked the state bits; the object rule and the group right are ours to add
+            assertMayRead(ctx, 'state', id, await adapterCall(ctx.app.objectCache.get(id), { id }), { id });
+        }
+        return state;
     }
     const hit = peekState(ctx, id);
     if (hit !== undefined) {
         return hit;
     }
     if (ctx.user !== ADMIN_USER) {
-        assertMayRead(ctx, 'state', await adapterCall(ctx.app.objectCache.get(id), { id }), { id });
+        assertMayRead(ctx, 'state', id, await adapterCall(ctx.app.objectCache.get(id), { id }), { id });
     }
     return adapterCall(ctx.app.stateCache.get(id), { id });
 }

@@ -3,6 +3,7 @@ import { paramsError } from '../parse-params';
 import { isTrueFlag } from '../query';
 import type { RequestContext } from '../request-context';
 import { assertInstanceAlive, instanceName, sendToInstance } from './messaging';
+import { assertMayReadState } from './read-access';
 import { assertStateAccess } from './state-acl';
 
 export const HISTORY_TIMEOUT_MS = 20_000;
@@ -31,8 +32,8 @@ export interface HistoryAnswer {
 
 /** Asks the history instance for values of one state; the caller must be allowed to read that state. */
 export async function readHistory(ctx: RequestContext, id: string, options: Record<string, unknown>): Promise<HistoryAnswer> {
-    // per-state ACL, which 4.0.2 skipped for history
-    await assertStateAccess(ctx, id, 'getState');
+    // the read rule of a single state read, which 4.0.2 skipped for history
+    await assertMayReadState(ctx, id);
     const instance = await historyInstance(ctx, typeof options.instance === 'string' ? options.instance : undefined);
     const now = Date.now();
     const query = {

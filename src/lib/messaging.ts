@@ -1,5 +1,6 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
+import { assertMayReadState } from './read-access';
 
 export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
 export const MAX_MESSAGE_TIMEOUT_MS = 120_000;
@@ -33,6 +34,24 @@ export async function assertInstanceAlive(ctx: RequestContext, name: string): Pr
     const alive = await ctx.adapter.getForeignStateAsync(`system.adapter.${name}.alive`);
     if (!alive?.val) {
         throw new HttpError('UNAVAILABLE', 'instance is not online', { instance: name });
+    }
+}
+
+/**
+ * A message to a history instance that names states (`id`) answers their values or history: the
+ * caller must be allowed to read each of them, as `getHistory` requires.
+ */
+export async function assertMessageReadable(ctx: RequestContext, name: string, message: unknown): Promise<void> {
+    const raw = message && typeof message === 'object' ? (message as { id?: unknown }).id : undefined;
+    const ids = (Array.isArray(raw) ? raw : [raw]).filter((id): id is string => typeof id === 'string' && id !== '');
+    if (!ids.length) {
+        return;
+    }
+    const common = (await ctx.adapter.getForeignObjectAsync(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
+    if (common?.getHistory || common?.type === 'storage') {
+        for (const id of ids) {
+            await assertMayReadState(ctx, id);
+        }
     }
 }
 

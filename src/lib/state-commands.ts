@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RequestContext } from '../request-context';
+import { visibleStates } from './read-access';
 
 export const statesPatternParam = Type.Optional(
     Type.Union([Type.String(), Type.Array(Type.String())], {
@@ -10,5 +11,5 @@ export const statesPatternParam = Type.Optional(
 /** getStates and getForeignStates: a dictionary id → state (null where only the object exists). */
 export async function readStatesByPattern(ctx: RequestContext, pattern: string | string[] | undefined): Promise<Record<string, ioBroker.State | null>> {
     const states = await ctx.adapter.getForeignStatesAsync((pattern || '*') as string, ctx.callOptions);
-    return (states ?? {}) as Record<string, ioBroker.State | null>;
+    return visibleStates(ctx, (states ?? {}) as Record<string, ioBroker.State | null>, Array.isArray(pattern));
 }

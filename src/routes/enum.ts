@@ -1,4 +1,5 @@
 import { adapterCall } from '../lib/adapter-errors';
+import { visibleEnums, visibleRows, withVisibleMembers } from '../lib/read-access';
 import { defineRoute } from '../route';
 
 const READ = { type: 'object', operation: 'read' } as const;
@@ -11,7 +12,12 @@ export const listEnumsRoute = defineRoute({
     permission: READ,
     async handler(_req, ctx) {
         // js-controller's view needs the object list right of the caller
-        return (await adapterCall(ctx.adapter.getEnumsAsync('', ctx.callOptions))) ?? {};
+        const categories = ((await adapterCall(ctx.adapter.getEnumsAsync('', ctx.callOptions))) ?? {}) as Record<string, Record<string, ioBroker.Object>>;
+        const visible: Record<string, Record<string, ioBroker.Object>> = {};
+        for (const [category, enums] of Object.entries(categories)) {
+            visible[category] = await visibleEnums(ctx, enums);
+        }
+        return visible;
     },
 });
 
@@ -25,6 +31,12 @@ export const readEnumRoute = defineRoute({
         // `rooms` as in 4.0.2; `enum.rooms` is accepted too
         const category = `enum.${params.enumId.replace(/^enum\./, '')}.`;
         const view = await adapterCall(ctx.adapter.getObjectViewAsync('system', 'enum', { startkey: category, endkey: `${category}\u9999` }, ctx.callOptions));
-        return (view?.rows ?? []).map(row => ({ _id: row.id, common: (row.value as ioBroker.Object | null)?.common }));
+        const rows = await visibleRows(ctx, view?.rows ?? []);
+        const result = [];
+        for (const row of rows) {
+            const obj = row.value as ioBroker.Object | null;
+            result.push({ _id: row.id, common: obj?.common && (await withVisibleMembers(ctx, obj)).common });
+        }
+        return result;
     },
 });

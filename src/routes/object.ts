@@ -3,6 +3,7 @@ import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
 import { peekObject as peekCachedObject, readObject as readCachedObject } from '../lib/cached-reads';
 import { mergeObject } from '../lib/object-merge';
+import { visibleObjects } from '../lib/read-access';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
 
@@ -131,6 +132,6 @@ export const listObjectsRoute = defineRoute({
             { filter },
         );
         // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2
-        return objects ?? {};
+        return visibleObjects(ctx, objects ?? {});
     },
 });

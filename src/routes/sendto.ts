@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
-import { assertInstanceAlive, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../lib/messaging';
+import { assertInstanceAlive, assertMessageReadable, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../lib/messaging';
 import { paramsError } from '../parse-params';
 import { isTrueFlag } from '../query';
 import { MAX_JSON_DEPTH, tooDeep } from '../read-body';
@@ -75,6 +75,7 @@ async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> 
     }
     const instance = instanceName(req.params.instance);
     await adapterCall(assertInstanceAlive(ctx, instance), { instance });
+    await assertMessageReadable(ctx, instance, request.data);
     if (isTrueFlag(request.noResponse)) {
         ctx.adapter.sendTo(instance, String(request.message), request.data as ioBroker.MessagePayload);
         return { result: 'sent' };

@@ -5,6 +5,7 @@ import { waitTimeout } from '../lib/ack-waiter';
 import { adapterCall } from '../lib/adapter-errors';
 import { peekState, readState as readCachedState } from '../lib/cached-reads';
 import { convertBodyValue, convertText } from '../lib/state-value';
+import { visibleStates } from '../lib/read-access';
 import { peekStateId, resolveStateId, splitIds } from '../lib/state-id';
 import { peekStateEntry, readStateEntry, toggleState, writeState } from '../lib/states';
 import type { Query } from '../query';
@@ -164,10 +165,10 @@ export const listStates = defineRoute({
     query: Type.Object({ filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })) }),
     handler({ query }, ctx) {
         const filter = query.filter || '*';
-        if (ctx.user === ADMIN_USER && !ctx.callOptions.limitToOwnerRights) {
+        if (ctx.user === ADMIN_USER && !ctx.ownerOnly) {
             // the admin sees every state: the same answer for all admin requests, kept coherent
             return ctx.app.listingCache.peek(filter) ?? adapterCall(ctx.app.listingCache.get(filter), { filter });
         }
-        return adapterCall(ctx.adapter.getForeignStatesAsync(filter, ctx.callOptions), { filter }).then(states => states ?? {});
+        return adapterCall(ctx.adapter.getForeignStatesAsync(filter, ctx.callOptions), { filter }).then(states => visibleStates(ctx, states ?? {}, false));
     },
 });

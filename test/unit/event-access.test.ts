@@ -1,5 +1,5 @@
 import t from 'tap';
-import { aclFromGroups, AclCache, mayRead } from '../../src/acl';
+import { aclFromGroups, AclCache, mayReadObject, mayReadState, type Guarded } from '../../src/acl';
 import { EventAccess } from '../../src/events/event-access';
 import { ChangeFeed } from '../../src/lib/change-feed';
 
@@ -19,16 +19,29 @@ const ann = aclFromGroups('system.user.ann', groups);
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 t.test('read bits of owner, owner group and everyone decide, as in js-controller', async t => {
-    const acl = (state: number, owner = 'system.user.admin', ownerGroup = 'system.group.administrator') => ({ owner, ownerGroup, object: 0x664, state });
-    t.ok(mayRead(ann, 'state', acl(0x664)), 'everyone may read');
-    t.notOk(mayRead(ann, 'state', acl(0x660)), 'only owner and group may read');
-    t.ok(mayRead(ann, 'state', acl(0x660, 'system.user.admin', 'system.group.user')), 'member of the owner group');
-    t.ok(mayRead(ann, 'state', acl(0x600, 'system.user.ann')), 'the owner');
-    t.notOk(mayRead(ann, 'state', acl(0x060, 'system.user.ann')), 'the owner without owner bits');
-    t.ok(mayRead(ann, 'state', null), 'no ACL on the object');
-    t.ok(mayRead(ann, 'state', { owner: 'x', ownerGroup: 'y', object: 0x664 }), 'state falls back to the object bits');
-    t.notOk(mayRead(aclFromGroups('system.user.bob', groups), 'state', null), 'the group right is needed as well');
-    t.ok(mayRead(aclFromGroups('system.user.root', groups), 'object', acl(0)), 'administrator group reads every object');
+    const obj = (state: number, owner = 'system.user.admin', ownerGroup = 'system.group.administrator', object = 0x664) => ({ acl: { owner, ownerGroup, object, state } });
+    const state = (o: Guarded, ownerOnly = false, who = ann) => mayReadState(who, 'a.b', o, ownerOnly);
+    t.ok(state(obj(0x664)), 'everyone may read');
+    t.notOk(state(obj(0x660)), 'only owner and group may read');
+    t.ok(state(obj(0x660, 'system.user.admin', 'system.group.user')), 'member of the owner group');
+    t.ok(state(obj(0x600, 'system.user.ann')), 'the owner');
+    t.notOk(state(obj(0x060, 'system.user.ann')), 'the owner without owner bits');
+    t.ok(state(null), 'no ACL on the object');
+    t.ok(state({ acl: { owner: 'x', ownerGroup: 'y', object: 0x664 } }), 'state falls back to the object bits');
+    t.notOk(state(null, false, aclFromGroups('system.user.bob', groups)), 'the group right is needed as well');
+    t.notOk(state(obj(0x664, 'system.user.admin', 'system.group.administrator', 0x660)), 'the object must be readable too');
+    t.ok(mayReadObject(aclFromGroups('system.user.root', groups), 'a.b', obj(0, 'x', 'y', 0)), 'administrator group reads every object');
+    t.notOk(mayReadObject(ann, 'system.user.x', null), 'users and groups need the users read right');
+});
+
+t.test('onlyAllowWhenUserIsOwner: only the owner bits count for states, as getForeignState applies it', async t => {
+    const obj = (owner: string, ownerGroup: string, state: number) => ({ acl: { owner, ownerGroup, object: 0x666, state } });
+    t.ok(mayReadState(ann, 'a.b', obj('system.user.ann', 'g', 0x600), true), 'the owner with owner bits');
+    t.notOk(mayReadState(ann, 'a.b', obj('system.user.x', 'system.group.user', 0x666), true), 'the owner group does not count');
+    t.notOk(mayReadState(ann, 'a.b', obj('system.user.x', 'g', 0x666), true), 'everyone does not count');
+    t.notOk(mayReadState(ann, 'a.b', null, true), 'no ACL: nobody owns it');
+    t.ok(mayReadState(aclFromGroups('system.user.admin', groups), 'a.b', null, true), 'the administrator reads everything');
+    t.ok(mayReadObject(ann, 'a.b', obj('system.user.x', 'g', 0)), 'objects are not limited (js-controller reads them so)');
 });
 
 t.test('a user only receives events of states it may read, in order', async t => {

@@ -1,0 +1,157 @@
+import { ADMIN_USER, mayReadObject, mayReadState, type Guarded } from '../acl';
+import { HttpError } from '../http-error';
+import type { RequestContext } from '../request-context';
+import { adapterCall } from './adapter-errors';
+
+/*
+ * The one per-id read check of every path that answers or delivers more than one id. js-controller's
+ * pattern and view reads do not filter per-state or per-object ACLs for us, so each such answer
+ * passes through here and keeps exactly the ids a single read of that id would answer.
+ */
+
+export interface ReadAccess {
+    object(id: string, obj: Guarded): boolean;
+    state(id: string, obj: Guarded): boolean;
+}
+
+/** The caller's read check; null for the administrator, who reads everything without a per-id cost. */
+export function readAccess(ctx: RequestContext): ReadAccess | null {
+    if (ctx.user === ADMIN_USER) {
+        return null;
+    }
+    const { acl, ownerOnly } = ctx;
+    return {
+        object: (id, obj) => mayReadObject(acl, id, obj),
+        state: (id, obj) => mayReadState(acl, id, obj, ownerOnly),
+    };
+}
+
+/** A dictionary id → object without the objects the caller may not read. */
+export function visibleObjects<T extends Guarded>(ctx: RequestContext, objects: Record<string, T>): Record<string, T> {
+    const access = readAccess(ctx);
+    if (!access) {
+        return objects;
+    }
+    const visible: Record<string, T> = {};
+    for (const [id, obj] of Object.entries(objects)) {
+        if (access.object(id, obj)) {
+            visible[id] = obj;
+        }
+    }
+    return visible;
+}
+
+/** View rows `{id, value}` whose object the caller may read; `value` is the object in js-controller's system views. */
+export async function visibleRows<R extends { id: string; value?: unknown }>(ctx: RequestContext, rows: R[]): Promise<R[]> {
+    const access = readAccess(ctx);
+    if (!access) {
+        return rows;
+    }
+    const visible: R[] = [];
+    for (const row of rows) {
+        const value = row.value as Guarded & { common?: unknown };
+        // a view that answers something else than the object (e.g. custom settings): look it up
+        const obj = value && typeof value === 'object' && 'common' in value ? value : await objectOf(ctx, row.id);
+        if (access.object(row.id, obj)) {
+            visible.push(row);
+        }
+    }
+    return visible;
+}
+
+function objectOf(ctx: RequestContext, id: string): Promise<ioBroker.Object | null> {
+    return adapterCall(ctx.app.objectCache.get(id), { id });
+}
+
+/**
+ * The objects of the ids of a state listing, as the adapter sees them: one view over their range for a
+ * pattern listing (the ids came from that view), the coherent cache for a short list.
+ */
+async function stateObjects(ctx: RequestContext, ids: string[], byRange: boolean): Promise<Map<string, Guarded>> {
+    const objects = new Map<string, Guarded>();
+    if (!ids.length) {
+        return objects;
+    }
+    if (!byRange) {
+        for (const id of ids) {
+            objects.set(id, await objectOf(ctx, id));
+        }
+        return objects;
+    }
+    const sorted = [...ids].sort();
+    const view = await adapterCall(ctx.adapter.getObjectViewAsync('system', 'state', { startkey: sorted[0], endkey: sorted[sorted.length - 1] }));
+    for (const row of view?.rows ?? []) {
+        objects.set(row.id, row.value as Guarded);
+    }
+    return objects;
+}
+
+/**
+ * A dictionary id → state without the states the caller may not read. A pattern listing leaves them
+ * out (old clients keep their shapes); a list of ids is refused whole, as a single forbidden id is.
+ */
+export async function visibleStates<T>(ctx: RequestContext, states: Record<string, T>, fromList: boolean): Promise<Record<string, T>> {
+    const access = readAccess(ctx);
+    if (!access) {
+        return states;
+    }
+    const ids = Object.keys(states);
+    const objects = await stateObjects(ctx, ids, !fromList);
+    const visible: Record<string, T> = {};
+    for (const id of ids) {
+        if (access.state(id, objects.get(id))) {
+            visible[id] = states[id];
+        } else if (fromList) {
+            throw new HttpError('FORBIDDEN', 'permissionError', { id });
+        }
+    }
+    return visible;
+}
+
+/** Throws 403 unless the caller may read the state `id` (history, messages naming a state). */
+export async function assertMayReadState(ctx: RequestContext, id: string): Promise<void> {
+    const access = readAccess(ctx);
+    if (access && !access.state(id, await objectOf(ctx, id))) {
+        throw new HttpError('FORBIDDEN', 'permissionError', { id });
+    }
+}
+
+/** An enum whose `common.members` names only objects the caller may read (ids alone reveal a house). */
+export async function withVisibleMembers<T extends ioBroker.Object>(ctx: RequestContext, enumObj: T): Promise<T> {
+    const access = readAccess(ctx);
+    const members = (enumObj.common as { members?: unknown })?.members;
+    if (!access || !Array.isArray(members)) {
+        return enumObj;
+    }
+    const visible: string[] = [];
+    for (const id of members) {
+        if (typeof id === 'string' && access.object(id, await objectOf(ctx, id).catch(() => null))) {
+            visible.push(id);
+        }
+    }
+    return { ...enumObj, common: { ...enumObj.common, members: visible } };
+}
+
+/** A dictionary of enums the caller may read, each with only its readable members. */
+export async function visibleEnums(ctx: RequestContext, enums: Record<string, ioBroker.Object>): Promise<Record<string, ioBroker.Object>> {
+    const visible: Record<string, ioBroker.Object> = {};
+    for (const [id, obj] of Object.entries(visibleObjects(ctx, enums))) {
+        visible[id] = obj ? await withVisibleMembers(ctx, obj) : obj;
+    }
+    return visible;
+}
+
+/** The top-level entries of the file storage (one per meta object) whose meta object the caller may read. */
+export async function visibleMetaEntries<E extends { file: string }>(ctx: RequestContext, entries: E[]): Promise<E[]> {
+    const access = readAccess(ctx);
+    if (!access || !Array.isArray(entries)) {
+        return entries;
+    }
+    const visible: E[] = [];
+    for (const entry of entries) {
+        if (access.object(entry.file, await objectOf(ctx, entry.file).catch(() => null))) {
+            visible.push(entry);
+        }
+    }
+    return visible;
+}
