@@ -2,13 +2,14 @@
  * `npm run bench`: HTTP hot paths and event fan-out against the embedded runtime and a bare node:http
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
- * BENCH_HOOKS (1000), BENCH_ONLY=http|events.
+ * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_ONLY=http|events|listing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureFanOut } from './events';
 import { startRuntime } from './fixture';
 import { measureHttp, startBare, VALUE_ID } from './http';
+import { measureLimitedListing } from './listing-acl';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -32,12 +33,16 @@ async function main(): Promise<void> {
         await new Promise(resolve => setTimeout(resolve, 2000));
         result.adapterRssIdleMB = Math.round(rt.adapterRss());
         result.startMs = rt.startMs;
-        if (only !== 'events') {
+        if (!only || only === 'listing') {
+            result.limitedListing = await measureLimitedListing(env('BENCH_LISTING', 10_000));
+            console.table([result.limitedListing]);
+        }
+        if (only !== 'events' && only !== 'listing') {
             const http = await measureHttp(rt, bare.baseUrl, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
             result.http = http;
             console.table(http);
         }
-        if (only !== 'http') {
+        if (only !== 'http' && only !== 'listing') {
             result.events = await measureFanOut(rt, env('BENCH_POLLS', 10_000), env('BENCH_HOOKS', 1000));
             console.log(JSON.stringify(result.events, null, 2));
         }

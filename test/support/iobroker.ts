@@ -71,7 +71,7 @@ async function waitForHttp(url: string, child: ChildProcess, logs: () => string,
 }
 
 /** js-controller's own password hash, as `iobroker passwd` stores it. */
-function hashPassword(plain: string): Promise<string> {
+export function hashPassword(plain: string): Promise<string> {
     const { password } = require('@iobroker/js-controller-common-db'); // eslint-disable-line @typescript-eslint/no-require-imports
     return new Promise((resolve, reject) => password(plain).hash(null, null, (err: Error | null, hash: string) => (err ? reject(err) : resolve(hash))));
 }
