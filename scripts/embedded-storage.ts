@@ -4,8 +4,8 @@
  * `setup first`, and writes the rest-api adapter and instance objects from io-package.json.
  * Shared by the `npm start` launcher and the integration-test fixture. Development only.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 export const PROJECT_ROOT = join(__dirname, '..', '..');
@@ -140,8 +140,25 @@ export async function startStorage(options: StartOptions): Promise<Storage> {
     };
 }
 
+/** Lies in the data dir while `setup first` runs: a stop in between leaves a partial DB to set up again. */
+const SETUP_MARKER = 'setup-first.unfinished';
+
+export function setupUnfinished(dataDir: string): boolean {
+    return existsSync(join(dataDir, SETUP_MARKER));
+}
+
 export async function needsSeed(storage: Storage): Promise<boolean> {
-    return !(await storage.objects.getObjectAsync('system.config'));
+    return setupUnfinished(storage.dataDir) || !(await storage.objects.getObjectAsync('system.config'));
+}
+
+/** `setup first` against the running DBs, marked unfinished until it succeeds (it may run again over a partial DB). */
+export function setupFirst(dataDir: string): CliRun {
+    writeFileSync(join(dataDir, SETUP_MARKER), '');
+    const run = runCli(['setup', 'first', '--console'], dataDir);
+    return Object.assign(
+        run.then(() => rmSync(join(dataDir, SETUP_MARKER), { force: true })),
+        { child: run.child },
+    );
 }
 
 /** Another client of the states DB, e.g. to play an adapter instance that answers messages. */
@@ -157,24 +174,30 @@ export async function seedIfNeeded(storage: Storage): Promise<boolean> {
     if (!(await needsSeed(storage))) {
         return false;
     }
-    await runCli(['setup', 'first', '--console'], storage.dataDir);
+    await setupFirst(storage.dataDir);
     return true;
 }
 
+/** A running CLI command: resolves when it exited with 0; `child` lets a shutdown stop it. */
+export type CliRun = Promise<void> & { child: ChildProcess };
+
 /** js-controller's CLI, spawned: the DB servers live in this event loop, a sync call would deadlock. */
-export function runCli(args: string[], dataDir: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [join(CONTROLLER_DIR, 'iobroker.js'), ...args], {
-            cwd: PROJECT_ROOT,
-            env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
-            stdio: ['ignore', 'pipe', 'pipe'],
-        });
+export function runCli(args: string[], dataDir: string): CliRun {
+    const child = spawn(process.execPath, [join(CONTROLLER_DIR, 'iobroker.js'), ...args], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const done = new Promise<void>((resolve, reject) => {
         let output = '';
         child.stdout.on('data', d => (output += d));
         child.stderr.on('data', d => (output += d));
         child.on('error', reject);
-        child.on('exit', code => (code === 0 ? resolve() : reject(new Error(`iobroker ${args.join(' ')} exited with ${code}: ${output.slice(-2000)}`))));
+        child.on('exit', (code, signal) =>
+            code === 0 ? resolve() : reject(new Error(`iobroker ${args.join(' ')} exited with ${code ?? signal}: ${output.slice(-2000)}`)),
+        );
     });
+    return Object.assign(done, { child });
 }
 
 export const INSTANCE_ID = 'system.adapter.rest-api.0';
