@@ -36,6 +36,8 @@ function operations(doc: { paths: Record<string, Record<string, { 'x-permission'
     return ops;
 }
 
+const HIDDEN = '0_userdata.0.matrixhidden';
+
 let address = 0;
 /** Every wrong password comes from another loopback address, so damping does not blur the answers. */
 function nextAddress(): string {
@@ -72,6 +74,8 @@ async function matrix(t: Test, iob: IobFixture): Promise<void> {
         } else {
             t.not(res.status, 403, `${name}: needs no right`);
         }
+        res = await call(op, basic('reader', 'secret'));
+        t.notOk(res.text.includes(HIDDEN), `${name}: a user who may read and list never sees an id its ACL hides (${res.status})`);
         res = await call(op, basic('admin', 'iobroker'));
         t.ok(res.status !== 401 && res.status !== 403, `${name}: admin passes (${res.status})`);
         t.notMatch(res.text, /\n\s+at .+:\d+:\d+/, `${name}: no stack trace`);
@@ -90,6 +94,12 @@ let iob: IobFixture;
 t.before(async () => {
     iob = await startIobroker({ native: { auth: true } });
     await iob.createUser('nobody', {});
+    // may read and list everything its ACL allows; HIDDEN is private to the administrator, also as an enum member
+    await iob.createUser('reader', { object: { read: true, list: true }, state: { read: true, list: true }, file: { read: true, list: true }, other: { sendto: true } });
+    const acl = { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 };
+    await iob.storage.objects.setObjectAsync(HIDDEN, { _id: HIDDEN, type: 'state', common: { name: 'hidden', type: 'number', role: 'value', read: true, write: true }, native: {}, acl });
+    await iob.storage.states.setStateAsync(HIDDEN, { val: 1, ack: true, from: 'system.adapter.test.0' });
+    await iob.storage.objects.setObjectAsync('enum.rooms.matrix', { _id: 'enum.rooms.matrix', type: 'enum', common: { name: 'matrix', members: [HIDDEN] }, native: {} });
     await iob.createUser('sleeper', { state: { read: true } });
     const sleeper = await iob.storage.objects.getObjectAsync('system.user.sleeper');
     sleeper.common.enabled = false;
