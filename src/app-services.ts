@@ -2,6 +2,7 @@ import type { AclCache } from './acl';
 import type { CredentialChecker } from './auth/credentials';
 import type { Command } from './command';
 import type { Config } from './config';
+import type { ErrorReporter } from './error-reports';
 import type { HookRegistry } from './events/hook-registry';
 import type { PollingRegistry } from './events/polling';
 import type { SseRegistry } from './events/sse';
@@ -44,4 +45,6 @@ export interface AppServices {
     basePath: string;
     /** Built once at start from routes and commands. */
     openapi: Record<string, unknown>;
+    /** Code errors of requests, to the maintainers when the instance allows it. */
+    errors: ErrorReporter;
 }

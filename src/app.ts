@@ -3,7 +3,7 @@ import { isAllowed } from './acl';
 import { authenticate, clientAddress } from './auth/authenticate';
 import type { AppServices } from './app-services';
 import { applyCors } from './cors';
-import { HttpError } from './http-error';
+import { HttpError, toErrorBody } from './http-error';
 import { parseQuery, type Query } from './query';
 import { readFormBody, readJsonBody } from './read-body';
 import { readUpload } from './read-multipart';
@@ -11,6 +11,7 @@ import { createContext, type RequestContext } from './request-context';
 import type { Route } from './route';
 import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './router';
 import { commandErrorExtra, commandReply } from './routes/command';
+import type { ErrorPlace } from './error-reports';
 import { Reply, send, sendError } from './send';
 
 export interface App {
@@ -97,7 +98,15 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         throw new HttpError('NOT_FOUND', `Not found: ${req.method} ${path}`);
     }
 
-    async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    /** Sends the error; a code error (500) also goes to the maintainers, with where it happened. */
+    function fail(req: IncomingMessage, res: ServerResponse, err: unknown, place: ErrorPlace, extra?: Record<string, unknown>): void {
+        if (toErrorBody(err).status === 500) {
+            services.errors.report(err, place);
+        }
+        sendError(req, res, err, extra);
+    }
+
+    async function dispatch(req: IncomingMessage, res: ServerResponse, place: ErrorPlace): Promise<void> {
         const url = req.url ?? '/';
         const q = url.indexOf('?');
         const path = q === -1 ? url : url.slice(0, q);
@@ -108,6 +117,8 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             return send(req, res, await unmatched(req, path, query));
         }
         const target = match.store as Target;
+        place.route = target.route ? `${target.route.method} ${target.route.path}` : '/v1/command/{name}';
+        place.command = target.command?.name;
         if ((target.command || !target.route.public) && !services.storageUp()) {
             // js-controller would queue the call until the DB returns: answer now instead of hanging
             throw new HttpError('UNAVAILABLE', 'Database not connected', {}, undefined, { 'Retry-After': '5' });
@@ -120,7 +131,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
                 const reply = commandReply(target.command, query, body, ctx);
                 return send(req, res, reply instanceof Promise ? await reply : reply);
             } catch (err) {
-                return sendError(req, res, err, commandErrorExtra(target.command));
+                return fail(req, res, err, place, commandErrorExtra(target.command));
             }
         }
         const { route } = target;
@@ -145,7 +156,8 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             if (!services.basePath && applyCors(req, res, services.config)) {
                 return;
             }
-            dispatch(req, res).catch(err => sendError(req, res, err));
+            const place: ErrorPlace = {};
+            dispatch(req, res, place).catch(err => fail(req, res, err, place));
         },
     };
 }

@@ -6,6 +6,7 @@ import type { AppServices } from './app-services';
 import { normalizeConfig, type Config } from './config';
 import { close, createServer, listen, type Certificates } from './server';
 import { closeEvents, forwardChange, startEvents } from './lifecycle';
+import { sentryReporter } from './error-reports';
 import { createServices } from './services';
 import { PACKAGE_ROOT } from './static-files';
 import { StorageLink } from './lib/storage-link';
@@ -36,7 +37,8 @@ class RestApi extends utils.Adapter {
             this.terminate(utils.EXIT_CODES.ADAPTER_REQUESTED_TERMINATION);
             return;
         }
-        const { services, routes } = createServices({ adapter: this, config, link: this.link });
+        const errors = sentryReporter(() => this.getPluginInstance('sentry'));
+        const { services, routes } = createServices({ adapter: this, config, link: this.link, errors });
         this.services = services;
         this.onChange = {
             state: (id, state) => forwardChange(services, 'state', id, state),

@@ -19,6 +19,7 @@ import type { StorageLink } from './lib/storage-link';
 import { NameIndex } from './lib/name-index';
 import { hookPolicy } from './lib/target-guard';
 import { loadCommands } from './load-commands';
+import { noReports, type ErrorReporter } from './error-reports';
 import { buildOpenApi } from './openapi';
 import type { Route } from './route';
 import { restRoutes } from './routes';
@@ -47,10 +48,12 @@ export interface ServiceOptions {
     link?: StorageLink;
     /** Loaded once per process; defaults to the commands folder. */
     commands?: ReadonlyMap<string, Command>;
+    /** Where code errors of requests go; none by default. */
+    errors?: ErrorReporter;
 }
 
 /** Wires the request-independent parts together. Throws when a command file is malformed. */
-export function createServices({ adapter, config, basePath = '', commands, link, namespace = adapter.namespace, identify }: ServiceOptions): { services: AppServices; routes: Route[] } {
+export function createServices({ adapter, config, basePath = '', commands, link, namespace = adapter.namespace, identify, errors = noReports }: ServiceOptions): { services: AppServices; routes: Route[] } {
     const served = servedCommands(commands ?? loadCommands(), config);
     precompile(served.values());
     const routes = restRoutes(config);
@@ -121,6 +124,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         }),
         commands: served,
         basePath,
+        errors,
         openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth }),
     };
     return { services, routes };

@@ -41,7 +41,8 @@ export function fromAdapterError(err: unknown, context: Record<string, unknown> 
     if (CLIENT_MISTAKES.some(re => re.test(message))) {
         return new HttpError('INVALID_PARAMS', message, context);
     }
-    return new HttpError('INTERNAL', message, context);
+    // the original stays the cause: an error report shows where the code failed, not where it was wrapped
+    return Object.assign(new HttpError('INTERNAL', message, context), { cause: err });
 }
 
 /** Awaits an adapter call and turns its failure into an HttpError. */

@@ -52,6 +52,10 @@ export interface FixtureOptions {
     native?: Record<string, unknown>;
     /** Use a running redis-server on this port for both databases instead of the jsonl servers. */
     redisPort?: number;
+    /** Run the adapter installed in this folder (its io-package.json, build/) instead of the project's. */
+    adapterRoot?: string;
+    /** Environment of the adapter process on top of ours; `undefined` removes a variable. */
+    env?: Record<string, string | undefined>;
 }
 
 async function waitForHttp(url: string, child: ChildProcess, logs: () => string, timeoutMs = 20_000): Promise<void> {
@@ -96,9 +100,10 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
     const base = (): string => `${secure ? 'https' : 'http'}://127.0.0.1:${port}`;
 
     const startAdapter = async (): Promise<void> => {
-        const proc = spawn(process.execPath, ['--require', join(__dirname, 'exit-with-parent.js'), join(PROJECT_ROOT, 'build', 'src', 'main.js'), '--console'], {
-            cwd: PROJECT_ROOT,
-            env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
+        const root = options.adapterRoot ?? PROJECT_ROOT;
+        const proc = spawn(process.execPath, ['--require', join(__dirname, 'exit-with-parent.js'), join(root, 'build', 'src', 'main.js'), '--console'], {
+            cwd: root,
+            env: { ...process.env, ...options.env, IOBROKER_DATA_DIR: dataDir },
             stdio: ['ignore', 'pipe', 'pipe'],
         });
         proc.stdout!.on('data', d => (output += d));

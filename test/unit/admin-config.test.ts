@@ -50,3 +50,25 @@ t.test('every label and help text exists in English and German', async t => {
         }
     }
 });
+
+t.test('static hints exist in English and German', async t => {
+    const hints = collectTexts(form.items);
+    t.ok(hints.includes('errorReports_hint'), 'the error report hint is on the page');
+    for (const text of hints) {
+        t.ok(translations.en[text], `en: ${text}`);
+        t.ok(translations.de[text], `de: ${text}`);
+        t.not(translations.de[text], translations.en[text], `de differs from en: ${text}`);
+    }
+});
+
+function collectTexts(items: Record<string, Item & { text?: string }>, into: string[] = []): string[] {
+    for (const item of Object.values(items)) {
+        if (item.text) {
+            into.push(item.text);
+        }
+        if (item.items) {
+            collectTexts(item.items as Record<string, Item & { text?: string }>, into);
+        }
+    }
+    return into;
+}
