@@ -141,6 +141,9 @@ async function main(): Promise<void> {
         const instance: ioBroker.InstanceObject = await step(storage.objects.getObjectAsync(INSTANCE_ID));
         lastNative = JSON.stringify(instance.native);
         await step(storage.objects.subscribeAsync(INSTANCE_ID));
+        // a developer's machine reports no errors to the maintainers unless asked to (the plugin's own switch)
+        const reports = process.env.REST_API_REPORT_ERRORS === 'true';
+        await step(storage.states.setStateAsync(`${INSTANCE_ID}.plugins.sentry.enabled`, { val: reports, ack: true, from: 'system.host.embedded' }));
 
         spawnAdapter();
         const host = instance.native.bind === '0.0.0.0' ? '127.0.0.1' : instance.native.bind;
