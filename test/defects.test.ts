@@ -192,12 +192,13 @@ t.test('§10 #13: the /sso routes with their third-party Keycloak are gone', asy
 });
 
 t.test('§10 #15: withInfo merges the object only for users who may read it', async t => {
+    // js-controller reads a state only for a user who may read its object: without object read, neither
     const stateOnly = basic('stateonly', 's');
     let res = await secured.request('/v1/state/0_userdata.0.acl?withInfo=true', { headers: stateOnly });
-    t.equal(res.status, 200);
-    t.match(res.json, { val: 5, id: '0_userdata.0.acl' });
-    t.notOk('common' in res.json, 'no object fields without object read');
-    t.notOk('type' in res.json);
+    t.equal(res.status, 403);
+    t.same(res.json, { error: 'permissionError', id: '0_userdata.0.acl' }, 'no object fields, no value');
+    res = await secured.request('/v1/state/0_userdata.0.acl', { headers: stateOnly });
+    t.equal(res.status, 403, 'the plain read is refused the same way');
     res = await secured.request('/v1/state/0_userdata.0.acl?withInfo=true', { headers: basic('objects', 'o') });
     t.match(res.json, { val: 5, type: 'state', common: { name: 'Acl State' } }, 'merged for a user with object read');
 });
@@ -427,7 +428,7 @@ t.test('§10 #33: in web-extension mode the options come from the rest-api insta
     });
     writeFileSync(join(webDir, 'io-package.json'), JSON.stringify({ common: { name: 'web', version: '9.1.0' }, native: {} }));
     writeFileSync(join(webDir, 'package.json'), JSON.stringify({ name: 'iobroker.web', version: '9.1.0' }));
-    await ext.createUser('viewer', { state: { read: true } }, 'v');
+    await ext.createUser('viewer', { state: { read: true }, object: { read: true } }, 'v');
     await ext.createState('0_userdata.0.ext', { type: 'number' }, 1);
     const instance = await ext.storage.objects.getObjectAsync('system.adapter.rest-api.0');
     await ext.storage.objects.setObjectAsync('system.adapter.web.0', {

@@ -167,7 +167,7 @@ t.test('sessions belong to their user', async t => {
 t.test('a pattern subscription only delivers states the user may read', async t => {
     const other = await startIobroker({ native: { auth: true } });
     t.teardown(() => other.stop());
-    await other.createUser('carol', { state: { read: true } }, 'c');
+    await other.createUser('carol', { state: { read: true }, object: { read: true } }, 'c');
     const carol = { Authorization: `Basic ${Buffer.from('carol:c').toString('base64')}` };
     const acl = (state: number) => ({ owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x664, state });
     for (const [id, bits] of [['0_userdata.0.open', 0x664], ['0_userdata.0.secret', 0x600]] as const) {
