@@ -29,10 +29,10 @@ export default defineCommand({
     effect: 'write',
     envelope: 'result',
     adminOnly: true,
-    async handler({ group, desc, acl }, { adapter, callOptions }) {
+    async handler({ group, desc, acl }, { storage, callOptions }) {
         assertValidName(group, 'group');
         const id = groupId(group);
-        if (await adapter.getForeignObjectAsync(id, callOptions)) {
+        if (await storage.getForeignObjectAsync(id, callOptions)) {
             throw new HttpError('CONFLICT', 'Group yet exists', { id });
         }
         const obj = {
@@ -52,7 +52,7 @@ export default defineCommand({
             },
             native: {},
         };
-        await adapter.setForeignObjectAsync(id, obj as unknown as ioBroker.SettableObject, callOptions);
+        await storage.setForeignObjectAsync(id, obj as unknown as ioBroker.SettableObject, callOptions);
         return obj;
     },
 });

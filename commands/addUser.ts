@@ -15,14 +15,14 @@ export default defineCommand({
     effect: 'write',
     envelope: 'results',
     adminOnly: true,
-    async handler({ user, pass }, { adapter, callOptions }) {
+    async handler({ user, pass }, { storage, callOptions }) {
         assertValidName(user, 'user');
         const id = userId(user);
-        if (await adapter.getForeignObjectAsync(id, callOptions)) {
+        if (await storage.getForeignObjectAsync(id, callOptions)) {
             throw new HttpError('CONFLICT', 'User yet exists', { id });
         }
-        await adapter.setForeignObjectAsync(id, { type: 'user', common: { name: user, enabled: true, password: '' }, native: {} } as ioBroker.SettableObject, callOptions);
-        await adapter.setPasswordAsync(id, pass, callOptions);
+        await storage.setForeignObjectAsync(id, { type: 'user', common: { name: user, enabled: true, password: '' }, native: {} } as ioBroker.SettableObject, callOptions);
+        await storage.setPasswordAsync(id, pass, callOptions);
         return [];
     },
 });

@@ -23,7 +23,7 @@ export default defineCommand({
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
         await existing(ctx, id, 'User');
-        await ctx.adapter.setPasswordAsync(id, pass, ctx.callOptions);
+        await ctx.storage.setPasswordAsync(id, pass, ctx.callOptions);
         return [];
     },
 });

@@ -10,7 +10,7 @@ export default defineCommand({
     permission: null,
     effect: 'read',
     envelope: 'result',
-    async handler({ feature }, { adapter }) {
-        return ALWAYS.has(feature) || !!adapter.supportsFeature(feature as ioBroker.SupportedFeature);
+    async handler({ feature }, { storage }) {
+        return ALWAYS.has(feature) || !!storage.supportsFeature(feature as ioBroker.SupportedFeature);
     },
 });

@@ -11,6 +11,6 @@ export default defineCommand({
     envelope: 'result',
     adminOnly: true,
     async handler({ encryptedText }, ctx) {
-        return ctx.adapter.decrypt(await systemSecret(ctx), encryptedText);
+        return ctx.storage.decrypt(await systemSecret(ctx), encryptedText);
     },
 });

@@ -17,7 +17,7 @@ export default defineCommand({
         if (obj.common?.dontDelete) {
             throw new HttpError('INVALID_PARAMS', 'Cannot delete group, while is system group', { id });
         }
-        await ctx.adapter.delForeignObjectAsync(id, ctx.callOptions);
+        await ctx.storage.delForeignObjectAsync(id, ctx.callOptions);
         return [];
     },
 });

@@ -12,11 +12,11 @@ export default defineCommand({
     permission: { type: 'object', operation: 'delete' },
     effect: 'write',
     envelope: 'results',
-    async handler({ id, options }, { adapter, callOptions }) {
+    async handler({ id, options }, { storage, callOptions }) {
         if (options?.recursive) {
             assertSafePattern('id', id);
         }
-        await adapter.delForeignObjectAsync(id, { ...callOptions, recursive: !!options?.recursive });
+        await storage.delForeignObjectAsync(id, { ...callOptions, recursive: !!options?.recursive });
         return [];
     },
 });

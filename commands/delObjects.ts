@@ -13,9 +13,9 @@ export default defineCommand({
     effect: 'write',
     envelope: 'results',
     adminOnly: true,
-    async handler({ id }, { adapter, callOptions }) {
+    async handler({ id }, { storage, callOptions }) {
         assertSafePattern('id', id);
-        await adapter.delForeignObjectAsync(id, { ...callOptions, recursive: true });
+        await storage.delForeignObjectAsync(id, { ...callOptions, recursive: true });
         return [];
     },
 });

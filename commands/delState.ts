@@ -9,8 +9,8 @@ export default defineCommand({
     effect: 'write',
     envelope: 'result',
     adminOnly: true,
-    async handler({ id }, { adapter, callOptions }) {
-        await adapter.delForeignStateAsync(id, callOptions);
+    async handler({ id }, { storage, callOptions }) {
+        await storage.delForeignStateAsync(id, callOptions);
         return id;
     },
 });

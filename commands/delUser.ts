@@ -17,7 +17,7 @@ export default defineCommand({
         if (obj.common?.dontDelete) {
             throw new HttpError('INVALID_PARAMS', 'Cannot delete user, while is system user', { id });
         }
-        await ctx.adapter.delForeignObjectAsync(id, ctx.callOptions);
+        await ctx.storage.delForeignObjectAsync(id, ctx.callOptions);
         await removeFromGroups(ctx, id);
         return [];
     },

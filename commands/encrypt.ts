@@ -11,6 +11,6 @@ export default defineCommand({
     envelope: 'result',
     adminOnly: true,
     async handler({ plainText }, ctx) {
-        return ctx.adapter.encrypt(await systemSecret(ctx), plainText);
+        return ctx.storage.encrypt(await systemSecret(ctx), plainText);
     },
 });

@@ -12,7 +12,7 @@ export default defineCommand({
     effect: 'write',
     envelope: 'result',
     adminOnly: true,
-    async handler({ id, obj }, { adapter, callOptions }) {
-        return adapter.extendForeignObjectAsync(id, obj as ioBroker.PartialObject, callOptions);
+    async handler({ id, obj }, { storage, callOptions }) {
+        return storage.extendForeignObjectAsync(id, obj as ioBroker.PartialObject, callOptions);
     },
 });

@@ -14,6 +14,6 @@ export default defineCommand({
     envelope: 'result',
     async handler({ adapter, fileName }, ctx) {
         refuseUnsafeNames({ fileName });
-        return ctx.adapter.fileExistsAsync(adapter, fileName, ctx.callOptions);
+        return ctx.storage.fileExistsAsync(adapter, fileName, ctx.callOptions);
     },
 });

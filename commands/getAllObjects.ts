@@ -11,7 +11,7 @@ export default defineCommand({
     envelope: 'result',
     adminOnly: true,
     async handler(_params, ctx) {
-        const list = await ctx.adapter.getObjectListAsync({ include_docs: true }, ctx.callOptions);
+        const list = await ctx.storage.getObjectListAsync({ include_docs: true }, ctx.callOptions);
         const all: Record<string, ioBroker.Object> = {};
         for (const row of list.rows) {
             if (row.doc) {

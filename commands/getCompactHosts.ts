@@ -11,7 +11,7 @@ export default defineCommand({
     envelope: 'result',
     adminOnly: true,
     async handler(_params, ctx) {
-        const view = await ctx.adapter.getObjectViewAsync('system', 'host', {}, ctx.callOptions);
+        const view = await ctx.storage.getObjectViewAsync('system', 'host', {}, ctx.callOptions);
         return (await visibleRows(ctx, view.rows)).map(({ value }) => {
             const common = (value?.common ?? {}) as ioBroker.HostCommon & { color?: string };
             const native = (value?.native ?? {}) as { hardware?: { networkInterfaces?: unknown } };

@@ -9,8 +9,8 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
-    async handler(_params, { adapter, acl, callOptions }) {
-        const config = await adapter.getForeignObjectAsync('system.config', callOptions);
+    async handler(_params, { storage, acl, callOptions }) {
+        const config = await storage.getForeignObjectAsync('system.config', callOptions);
         if (!config) {
             return null;
         }

@@ -15,8 +15,8 @@ export default defineCommand({
     adminOnly: true,
     async handler({ pattern, type }, ctx) {
         const objects = type
-            ? await ctx.adapter.getForeignObjectsAsync(pattern, type as ioBroker.ObjectType, ctx.callOptions)
-            : await ctx.adapter.getForeignObjectsAsync(pattern, ctx.callOptions);
+            ? await ctx.storage.getForeignObjectsAsync(pattern, type as ioBroker.ObjectType, ctx.callOptions)
+            : await ctx.storage.getForeignObjectsAsync(pattern, ctx.callOptions);
         return visibleObjects(ctx, objects ?? {});
     },
 });

@@ -13,7 +13,7 @@ export default defineCommand({
     envelope: 'raw',
     adminOnly: true,
     async handler({ ip }, ctx) {
-        const view = await ctx.adapter.getObjectViewAsync('system', 'host', {}, ctx.callOptions);
+        const view = await ctx.storage.getObjectViewAsync('system', 'host', {}, ctx.callOptions);
         const host = (await visibleRows(ctx, view.rows)).find(({ value }) => {
             const interfaces = (value?.native as HostNative | undefined)?.hardware?.networkInterfaces ?? {};
             return value?.common?.hostname === ip || Object.values(interfaces).some(list => list?.some(nic => nic.address === ip));

@@ -19,7 +19,7 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     async handler({ design, search, params }, ctx) {
-        const view = await ctx.adapter.getObjectViewAsync(design as 'system', search as 'state', (params ?? {}) as never, ctx.callOptions);
+        const view = await ctx.storage.getObjectViewAsync(design as 'system', search as 'state', (params ?? {}) as never, ctx.callOptions);
         return view ? { ...view, rows: await visibleRows(ctx, view.rows) } : view;
     },
 });

@@ -15,11 +15,11 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     async handler({ list }, ctx) {
-        const { adapter, acl } = ctx;
+        const { storage, acl } = ctx;
         if (Array.isArray(list)) {
             const result: Record<string, ioBroker.Object> = {};
             for (const id of list) {
-                const obj = await adapter.getForeignObjectAsync(id, ctx.callOptions).catch(() => null);
+                const obj = await storage.getForeignObjectAsync(id, ctx.callOptions).catch(() => null);
                 if (obj) {
                     result[id] = obj;
                 }
@@ -29,6 +29,6 @@ export default defineCommand({
         if (!list && !acl.object.list) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        return visibleObjects(ctx, (await adapter.getForeignObjectsAsync(list || '*', ctx.callOptions)) ?? {});
+        return visibleObjects(ctx, (await storage.getForeignObjectsAsync(list || '*', ctx.callOptions)) ?? {});
     },
 });

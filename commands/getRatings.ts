@@ -10,8 +10,8 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     adminOnly: true,
-    async handler(_params, { adapter, callOptions }) {
-        const repos = await adapter.getForeignObjectAsync('system.repositories', callOptions);
+    async handler(_params, { storage, callOptions }) {
+        const repos = await storage.getForeignObjectAsync('system.repositories', callOptions);
         return (repos?.native as { ratings?: unknown } | undefined)?.ratings ?? null;
     },
 });

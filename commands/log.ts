@@ -14,8 +14,8 @@ export default defineCommand({
     permission: { type: 'other', operation: 'execute' },
     effect: 'write',
     envelope: 'raw',
-    async handler({ text, level }, { adapter, user }) {
-        adapter.log[level](`${user}: ${text}`);
+    async handler({ text, level }, { storage, user }) {
+        storage.log[level](`${user}: ${text}`);
         // 4.0.2's answer for a command without a callback
         return { result: 'OK' };
     },

@@ -14,7 +14,7 @@ export default defineCommand({
     envelope: 'results',
     async handler({ adapter, dirName }, ctx) {
         refuseUnsafeNames({ dirName });
-        await ctx.adapter.mkdirAsync(adapter, dirName, ctx.callOptions);
+        await ctx.storage.mkdirAsync(adapter, dirName, ctx.callOptions);
         return [];
     },
 });

@@ -16,7 +16,7 @@ export default defineCommand({
     envelope: 'result',
     async handler({ adapter, dirName }, ctx) {
         refuseUnsafeNames({ dirName });
-        const entries = await ctx.adapter.readDirAsync(adapter, dirName, ctx.callOptions);
+        const entries = await ctx.storage.readDirAsync(adapter, dirName, ctx.callOptions);
         // without a meta object, the entries are meta objects: only those the caller may read
         return adapter ? entries : visibleMetaEntries(ctx, entries);
     },

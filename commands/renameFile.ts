@@ -15,7 +15,7 @@ export default defineCommand({
     envelope: 'results',
     async handler({ adapter, oldName, newName }, ctx) {
         refuseUnsafeNames({ oldName, newName });
-        await ctx.adapter.renameAsync(adapter, oldName, newName, ctx.callOptions);
+        await ctx.storage.renameAsync(adapter, oldName, newName, ctx.callOptions);
         return [];
     },
 });

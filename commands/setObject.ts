@@ -14,8 +14,8 @@ export default defineCommand({
     permission: { type: 'object', operation: 'write' },
     effect: 'write',
     envelope: 'result',
-    async handler({ id, obj }, { adapter, callOptions }) {
-        await adapter.setForeignObjectAsync(id, obj as unknown as ioBroker.SettableObject, callOptions);
+    async handler({ id, obj }, { storage, callOptions }) {
+        await storage.setForeignObjectAsync(id, obj as unknown as ioBroker.SettableObject, callOptions);
         return { id };
     },
 });

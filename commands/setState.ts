@@ -17,7 +17,7 @@ export default defineCommand({
     effect: 'write',
     envelope: 'result',
     async handler({ id, state, ack }, ctx) {
-        const obj = await ctx.adapter.getForeignObjectAsync(id, ctx.callOptions);
+        const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions);
         const type = obj?.type === 'state' ? (obj.common as ioBroker.StateCommon).type : undefined;
         const settable: ioBroker.SettableState =
             state !== null && typeof state === 'object' ? { ...(state as ioBroker.SettableState) } : { val: state };

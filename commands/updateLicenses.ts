@@ -17,7 +17,7 @@ export default defineCommand({
     envelope: 'result',
     adminOnly: true,
     async handler({ login, password }, ctx) {
-        const instance = await ctx.adapter.getForeignObjectAsync(`system.adapter.${ctx.app.namespace}`);
+        const instance = await ctx.storage.getForeignObjectAsync(`system.adapter.${ctx.app.namespace}`);
         const host = (instance?.common as { host?: string } | undefined)?.host;
         if (!host) {
             throw new HttpError('UNAVAILABLE', 'No host runs this instance');

@@ -11,13 +11,13 @@ export default defineCommand({
     permission: null,
     effect: 'write',
     envelope: 'result',
-    async handler({ accessToken }, { adapter, app }) {
-        const session = accessToken ? await getSession(adapter, `a:${accessToken}`) : null;
+    async handler({ accessToken }, { storage, app }) {
+        const session = accessToken ? await getSession(storage, `a:${accessToken}`) : null;
         if (!session) {
             throw new HttpError('NOT_FOUND', 'No access token found', { result: false });
         }
         const ttl = app.config.ttl;
-        await setSession(adapter, `a:${accessToken}`, ttl, { ...session, aExp: Date.now() + ttl * 1000 });
+        await setSession(storage, `a:${accessToken}`, ttl, { ...session, aExp: Date.now() + ttl * 1000 });
         return true;
     },
 });

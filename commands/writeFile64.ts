@@ -21,7 +21,7 @@ export default defineCommand({
         }
         refuseUnsafeNames({ fileName });
         const mode = options?.mode === undefined ? undefined : fileMode(options.mode);
-        await ctx.adapter.writeFileAsync(adapter, fileName, Buffer.from(data64, 'base64'), { ...ctx.callOptions, mode });
+        await ctx.storage.writeFileAsync(adapter, fileName, Buffer.from(data64, 'base64'), { ...ctx.callOptions, mode });
         return [];
     },
 });

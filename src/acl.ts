@@ -117,17 +117,18 @@ export interface ObjectAcl {
 export type Guarded = { acl?: ObjectAcl } | null | undefined;
 
 const READ = 0x4;
+const WRITE = 0x2;
 
-/** The owner, owner-group or everyone bits of `bits` that apply to this user. */
-function readBit(acl: Acl, objectAcl: ObjectAcl, bits: number, ownerOnly: boolean): boolean {
+/** The owner, owner-group or everyone bit `flag` of `bits` that applies to this user. */
+function readBit(acl: Acl, objectAcl: ObjectAcl, bits: number, ownerOnly: boolean, flag = READ): boolean {
     if (objectAcl.owner === acl.user) {
-        return (bits & (READ << 8)) !== 0;
+        return (bits & (flag << 8)) !== 0;
     }
     if (ownerOnly) {
         return false;
     }
     const shift = objectAcl.ownerGroup && acl.groups.includes(objectAcl.ownerGroup) ? 4 : 0;
-    return (bits & (READ << shift)) !== 0;
+    return (bits & (flag << shift)) !== 0;
 }
 
 /**
@@ -164,4 +165,19 @@ export function mayReadState(acl: Acl, id: string, obj: Guarded, ownerOnly: bool
         return !ownerOnly;
     }
     return readBit(acl, obj.acl, bits, ownerOnly);
+}
+
+/** The write rule for a state, as js-controller's setForeignState applies it: like reading, with write bits and right. */
+export function mayWriteState(acl: Acl, id: string, obj: Guarded, ownerOnly: boolean): boolean {
+    if (acl.user === ADMIN_USER) {
+        return true;
+    }
+    if (!acl.state.write || !mayReadObject(acl, id, obj)) {
+        return false;
+    }
+    const bits = obj?.acl ? obj.acl.state || obj.acl.object : 0;
+    if (!obj?.acl || !bits) {
+        return !ownerOnly;
+    }
+    return readBit(acl, obj.acl, bits, ownerOnly, WRITE);
 }

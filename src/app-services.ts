@@ -10,10 +10,12 @@ import type { ChangeFeed } from './lib/change-feed';
 import type { ListingCache } from './lib/listing-cache';
 import type { CoherentCache } from './lib/coherent-cache';
 import type { NameIndex } from './lib/name-index';
+import type { StoragePort } from './storage/port';
 
 /** Request-independent parts, built once at start and shared by every request. */
 export interface AppServices {
-    adapter: ioBroker.Adapter;
+    /** js-controller, through the one port; handlers never see the adapter itself. */
+    storage: StoragePort;
     config: Config;
     /** Instance namespace, e.g. `rest-api.0`. */
     namespace: string;

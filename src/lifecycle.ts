@@ -10,8 +10,8 @@ export async function startEvents(services: AppServices): Promise<void> {
     await services.hooks.restore();
     services.hooks.startChecks(services.config.checkInterval);
     // group and user changes must reach the ACL and credential caches
-    await services.adapter.subscribeForeignObjectsAsync('system.group.*');
-    await services.adapter.subscribeForeignObjectsAsync('system.user.*');
+    await services.storage.subscribeForeignObjectsAsync('system.group.*');
+    await services.storage.subscribeForeignObjectsAsync('system.user.*');
 }
 
 /** Hands a change js-controller notified to the caches and event subscribers. */

@@ -9,7 +9,7 @@ import { closeEvents, forwardChange, startEvents } from './lifecycle';
 import { sentryReporter } from './error-reports';
 import { createServices } from './services';
 import { PACKAGE_ROOT } from './static-files';
-import { StorageLink } from './lib/storage-link';
+import { StorageLink } from './storage/link-state';
 
 class RestApi extends utils.Adapter {
     private server: Server | null = null;

@@ -1,10 +1,12 @@
 import type { Acl } from './acl';
 import type { AppServices } from './app-services';
+import type { StoragePort } from './storage/port';
 
 /** What a command or route handler may use; handlers never see `req` or `res`. */
 export interface RequestContext {
     app: AppServices;
-    adapter: ioBroker.Adapter;
+    /** js-controller, through the one port (src/storage/port.ts). */
+    storage: StoragePort;
     user: string;
     acl: Acl;
     /** onlyAllowWhenUserIsOwner: only the owner bits of a state's ACL count. */
@@ -21,7 +23,7 @@ export function createContext(app: AppServices, acl: Acl): RequestContext {
     const ownerOnly = app.config.onlyAllowWhenUserIsOwner;
     return {
         app,
-        adapter: app.adapter,
+        storage: app.storage,
         user: acl.user,
         acl,
         ownerOnly,

@@ -14,13 +14,13 @@ import { ChangeFeed } from './lib/change-feed';
 import { CoherentCache } from './lib/coherent-cache';
 import { ListingCache, type StateListing } from './lib/listing-cache';
 import { sharedBarrier } from './lib/shared-barrier';
-import { trackWrites } from './lib/write-tracking';
-import type { StorageLink } from './lib/storage-link';
+import type { StorageLink } from './storage/link-state';
 import { NameIndex } from './lib/name-index';
 import { hookPolicy } from './lib/target-guard';
 import { loadCommands } from './load-commands';
 import { noReports, type ErrorReporter } from './error-reports';
 import { buildOpenApi } from './openapi';
+import { adapterStorage } from './storage/adapter-storage';
 import type { Route } from './route';
 import { restRoutes } from './routes';
 import { precompile } from './run-command';
@@ -57,18 +57,19 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     const served = servedCommands(commands ?? loadCommands(), config);
     precompile(served.values());
     const routes = restRoutes(config);
-    const feed = new ChangeFeed(adapter);
+    const storage = adapterStorage(adapter);
+    const feed = new ChangeFeed(storage);
     const hookSettings = {
         hookTimeout: config.hookTimeout,
         targets: hookPolicy(config.hooksAllowLinkLocal),
         maxFailures: config.hookMaxFailures,
         retryBaseMs: config.hookRetryMs,
     };
-    const acls = new AclCache(async () => Object.values((await adapter.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
-    const { sourceFor } = new EventAccess(feed, acls, id => adapter.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
+    const acls = new AclCache(async () => Object.values((await storage.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
+    const { sourceFor } = new EventAccess(feed, acls, id => storage.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
     const barrierId = `${namespace}.cacheBarrier`;
-    const stateBarrier = sharedBarrier(() => adapter.subscribeForeignStatesAsync(barrierId));
-    const objectBarrier = sharedBarrier(() => adapter.subscribeForeignObjectsAsync(barrierId));
+    const stateBarrier = sharedBarrier(() => storage.subscribeForeignStatesAsync(barrierId));
+    const objectBarrier = sharedBarrier(() => storage.subscribeForeignObjectsAsync(barrierId));
     // without a link (inside the web adapter) the caches trust js-controller's reconnects
     const connected = (): boolean => link?.up !== false;
     link?.on('change', () => {
@@ -80,28 +81,39 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     const stateCache = new CoherentCache<ioBroker.State>({
         kind: 'state',
         feed,
-        read: id => adapter.getForeignStateAsync(id),
+        read: id => storage.getForeignStateAsync(id),
         barrier: stateBarrier,
         connected,
     });
     const objectCache = new CoherentCache<ioBroker.Object>({
         kind: 'object',
         feed,
-        read: id => adapter.getForeignObjectAsync(id),
+        read: id => storage.getForeignObjectAsync(id),
         barrier: objectBarrier,
         connected,
     });
     const listingCache = new ListingCache({
         feed,
-        read: async pattern => ((await adapter.getForeignStatesAsync(pattern)) ?? {}) as StateListing,
+        read: async pattern => ((await storage.getForeignStatesAsync(pattern)) ?? {}) as StateListing,
         barrier: async () => {
             await Promise.all([stateBarrier(), objectBarrier()]);
         },
         connected,
     });
-    trackWrites(adapter, stateCache, objectCache, listingCache);
+    // own writes pass through the port: the caches learn of them without waiting for a notification
+    storage.onWrite(({ kind, id, recursive }) => {
+        if (recursive) {
+            // children went too: cheaper to start over than to find them
+            stateCache.clear();
+            objectCache.clear();
+            listingCache.clear();
+            return;
+        }
+        (kind === 'state' ? stateCache : objectCache).written(id);
+        listingCache.written(id);
+    });
     const services: AppServices = {
-        adapter,
+        storage,
         config,
         namespace,
         identify,
@@ -109,17 +121,17 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         adapterName: 'rest-api',
         version: PACKAGE_VERSION,
         acls,
-        credentials: new CredentialChecker(adapter, new BruteForceGuard()),
+        credentials: new CredentialChecker(storage, new BruteForceGuard()),
         feed,
         stateCache,
         objectCache,
         listingCache,
         stateBarrier,
         polling: new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }),
-        hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(adapter, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }),
+        hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }),
         sse: new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }),
         names: new NameIndex(async () => {
-            const view = await adapter.getObjectViewAsync('system', 'state', {});
+            const view = await storage.getObjectViewAsync('system', 'state', {});
             return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));
         }),
         commands: served,

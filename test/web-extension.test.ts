@@ -99,15 +99,20 @@ t.test('every kind of route works under /rest-api/ on web\'s server', async t =>
     t.same(JSON.parse(await poll).state.val, 3);
 
     t.equal((await iob.storage.states.getStateAsync('rest-api.0.info.extension'))?.val, true, 'info.extension set');
+    // writes, reads and subscriptions went through rest-api: web's adapter object must be as web built it
+    t.equal((await get(`/rest-api/v1/state/0_userdata.0.example_state?value=true`)).status, 200);
+    t.same(await json(await get('/web-host/changed')), [], "mounted: no method or property of web's adapter object replaced");
     const pending = get('/rest-api/v1/polling?sid=ext1&timeout=10000').then(r => r.text());
     await new Promise(r => setTimeout(r, 300));
     await stopProcess(web.proc);
     t.same(JSON.parse(await pending), { disconnect: true }, 'unload ends pending polls');
+    t.match(web.output(), 'web-host changed after unload []', "unmounted: web's adapter object as web built it");
     t.equal((await iob.storage.states.getStateAsync('rest-api.0.info.extension'))?.val, false, 'info.extension cleared');
 });
 
 t.test('with web\'s auth on, requests run as the user web authenticated', async t => {
-    await iob.createUser('viewer', { state: { read: true } }, 'v');
+    // js-controller reads a state only for a user who may also read objects
+    await iob.createUser('viewer', { state: { read: true }, object: { read: true } }, 'v');
     const web = await startWeb(true);
     t.teardown(() => stopProcess(web.proc));
     t.equal((await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`)).status, 401, 'web refuses without credentials');

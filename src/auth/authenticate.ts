@@ -52,7 +52,7 @@ export async function authenticate(app: AppServices, req: IncomingMessage, query
 async function authenticatedUser(app: AppServices, req: IncomingMessage, query: Query): Promise<string> {
     const { user, password, token } = credentialsOf(req.headers, query);
     if (token !== undefined) {
-        const owner = await accessTokenUser(app.adapter, token);
+        const owner = await accessTokenUser(app.storage, token);
         if (!owner) {
             // the 4.0.2 text, whose "undefined" clients may match on
             throw new HttpError('UNAUTHORIZED', 'Invalid access token: undefined');

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { HttpError } from '../http-error';
 import type { BruteForceGuard } from './brute-force';
+import type { StoragePort } from '../storage/port';
 
 const CACHE_TTL_MS = 60_000;
 const MAX_CACHED = 1000;
@@ -15,7 +16,7 @@ export class CredentialChecker {
     private readonly salt = randomBytes(16);
 
     constructor(
-        private readonly adapter: ioBroker.Adapter,
+        private readonly storage: StoragePort,
         private readonly guard: BruteForceGuard,
     ) {}
 
@@ -33,7 +34,7 @@ export class CredentialChecker {
             return cached.user;
         }
         const [ok, user] = await new Promise<[boolean, string]>(resolve =>
-            this.adapter.checkPassword(name, password, {}, (success, id) => resolve([!!success, id])),
+            this.storage.checkPassword(name, password, {}, (success, id) => resolve([!!success, id])),
         );
         if (!ok) {
             this.guard.failed(address, name);

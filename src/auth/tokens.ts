@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { destroySession, getSession, setSession, type LoginSession } from '../lib/sessions';
+import type { StoragePort } from '../storage/port';
 
 export const REFRESH_TTL_SECONDS = 30 * 24 * 3600;
 
@@ -27,7 +28,7 @@ function shortName(user: string): string {
 }
 
 /** Stores both tokens as ioBroker login sessions, so web and admin accept them too. */
-export async function issueTokens(adapter: ioBroker.Adapter, user: string, ttlSeconds: number): Promise<TokenAnswer> {
+export async function issueTokens(storage: StoragePort, user: string, ttlSeconds: number): Promise<TokenAnswer> {
     const now = Date.now();
     const session: LoginSession = {
         aToken: newToken(),
@@ -36,8 +37,8 @@ export async function issueTokens(adapter: ioBroker.Adapter, user: string, ttlSe
         rExp: now + REFRESH_TTL_SECONDS * 1000,
         user: shortName(user),
     };
-    await setSession(adapter, `a:${session.aToken}`, ttlSeconds, session);
-    await setSession(adapter, `r:${session.rToken}`, REFRESH_TTL_SECONDS, session);
+    await setSession(storage, `a:${session.aToken}`, ttlSeconds, session);
+    await setSession(storage, `r:${session.rToken}`, REFRESH_TTL_SECONDS, session);
     return {
         access_token: session.aToken,
         expires_in: ttlSeconds,
@@ -48,8 +49,8 @@ export async function issueTokens(adapter: ioBroker.Adapter, user: string, ttlSe
 }
 
 /** The user of a valid access token, or null. */
-export async function accessTokenUser(adapter: ioBroker.Adapter, token: string): Promise<string | null> {
-    const session = token ? await getSession(adapter, `a:${token}`) : null;
+export async function accessTokenUser(storage: StoragePort, token: string): Promise<string | null> {
+    const session = token ? await getSession(storage, `a:${token}`) : null;
     if (!session || !safeEqual(session.aToken ?? '', token) || (session.aExp && session.aExp < Date.now())) {
         return null;
     }
@@ -57,22 +58,22 @@ export async function accessTokenUser(adapter: ioBroker.Adapter, token: string):
 }
 
 /** Ends both tokens of the session that `token` (access or refresh) belongs to. */
-export async function revokeToken(adapter: ioBroker.Adapter, token: string): Promise<LoginSession | null> {
-    const session = (await getSession(adapter, `a:${token}`)) ?? (await getSession(adapter, `r:${token}`));
+export async function revokeToken(storage: StoragePort, token: string): Promise<LoginSession | null> {
+    const session = (await getSession(storage, `a:${token}`)) ?? (await getSession(storage, `r:${token}`));
     if (!session || !(safeEqual(session.aToken ?? '', token) || safeEqual(session.rToken ?? '', token))) {
         return null;
     }
-    await destroySession(adapter, `a:${session.aToken}`);
-    await destroySession(adapter, `r:${session.rToken}`);
+    await destroySession(storage, `a:${session.aToken}`);
+    await destroySession(storage, `r:${session.rToken}`);
     return session;
 }
 
 /** Refresh rotates: the old refresh token and its access token stop working. */
-export async function refreshTokens(adapter: ioBroker.Adapter, refreshToken: string, ttlSeconds: number): Promise<TokenAnswer | null> {
-    const session = refreshToken ? await getSession(adapter, `r:${refreshToken}`) : null;
+export async function refreshTokens(storage: StoragePort, refreshToken: string, ttlSeconds: number): Promise<TokenAnswer | null> {
+    const session = refreshToken ? await getSession(storage, `r:${refreshToken}`) : null;
     if (!session || !safeEqual(session.rToken ?? '', refreshToken)) {
         return null;
     }
-    await revokeToken(adapter, refreshToken);
-    return issueTokens(adapter, `system.user.${session.user}`, ttlSeconds);
+    await revokeToken(storage, refreshToken);
+    return issueTokens(storage, `system.user.${session.user}`, ttlSeconds);
 }

@@ -2,6 +2,7 @@ import { HttpError } from '../http-error';
 import type { SourceFor } from './event-access';
 import type { HookMethod } from './hook-delivery';
 import { Hook, type HookSettings, type StoredHook } from './hooks';
+import type { StoragePort } from '../storage/port';
 
 export interface HookStore {
     load(): Promise<StoredHook[]>;
@@ -130,11 +131,11 @@ export class HookRegistry {
 
 /** Hooks are kept in the instance's own state `hooks`, readable by administrators only. */
 /** Kept in the state `<namespace>.hooks` (foreign ids: inside the web adapter, `adapter` is web's). */
-export function stateHookStore(adapter: ioBroker.Adapter, namespace: string): HookStore {
+export function stateHookStore(storage: StoragePort, namespace: string): HookStore {
     const id = `${namespace}.hooks`;
     return {
         async load() {
-            const state = await adapter.getForeignStateAsync(id).catch(() => null);
+            const state = await storage.getForeignStateAsync(id).catch(() => null);
             try {
                 return typeof state?.val === 'string' ? (JSON.parse(state.val) as StoredHook[]) : [];
             } catch {
@@ -142,13 +143,13 @@ export function stateHookStore(adapter: ioBroker.Adapter, namespace: string): Ho
             }
         },
         async save(hooks) {
-            await adapter.setForeignObjectNotExistsAsync(id, {
+            await storage.setForeignObjectNotExistsAsync(id, {
                 type: 'state',
                 common: { name: 'URL hook subscriptions', type: 'string', role: 'json', read: true, write: false },
                 native: {},
                 acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
             } as ioBroker.SettableObject);
-            await adapter.setForeignStateAsync(id, JSON.stringify(hooks), true);
+            await storage.setForeignStateAsync(id, JSON.stringify(hooks), true);
         },
     };
 }

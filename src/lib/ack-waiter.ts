@@ -40,7 +40,7 @@ export async function writeAndWaitForAck(
     armed = true;
     let timer: NodeJS.Timeout | undefined;
     try {
-        await adapterCall(ctx.adapter.setForeignStateAsync(id, state, ctx.callOptions), { id });
+        await adapterCall(ctx.storage.setForeignStateAsync(id, state, ctx.callOptions), { id });
         const timedOut = new Promise<never>((_, reject) => {
             timer = setTimeout(
                 () => reject(new HttpError('NOT_IMPLEMENTED', 'timeout', { id, val: state.val }, 501)),

@@ -17,7 +17,7 @@ function withAdminUi(obj: ioBroker.Object): ioBroker.Object {
 export async function systemObjects(ctx: RequestContext, view: 'adapter' | 'instance', name: string | undefined): Promise<ioBroker.Object[]> {
     const prefix = view === 'adapter' ? `system.adapter.${name ?? ''}` : `system.adapter.${name ? `${name}.` : ''}`;
     const exact = view === 'adapter' && name;
-    const result = await ctx.adapter.getObjectViewAsync('system', view, { startkey: prefix, endkey: exact ? prefix : `${prefix}\u9999` }, ctx.callOptions);
+    const result = await ctx.storage.getObjectViewAsync('system', view, { startkey: prefix, endkey: exact ? prefix : `${prefix}\u9999` }, ctx.callOptions);
     return (await visibleRows(ctx, result.rows))
         .map(row => row.value as ioBroker.Object)
         .filter(obj => obj && (!name || view === 'adapter' || (obj.common as Common).name === name))

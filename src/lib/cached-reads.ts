@@ -51,7 +51,7 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
  */
 export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): Promise<ioBroker.Object | null> {
     if (uncachable(ctx, id)) {
-        const obj = (await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
+        const obj = (await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
         if (obj && !isPattern(id)) {
             // js-controller 7.2.3's getForeignObject hands the caller to its objects DB in the wrong place: nothing is checked
             assertMayRead(ctx, 'object', id, obj, context);
@@ -72,7 +72,7 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
 /** A state as `getForeignState` with the caller's rights answers it, from the coherent cache. */
 export async function readState(ctx: RequestContext, id: string): Promise<ioBroker.State | null> {
     if (uncachable(ctx, id)) {
-        const state = (await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id })) ?? null;
+        const state = (await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id })) ?? null;
         if (ctx.user !== ADMIN_USER && !isPattern(id)) {
             // js-controller checked the state bits; the object rule and the group right are ours to add
             assertMayRead(ctx, 'state', id, await adapterCall(ctx.app.objectCache.get(id), { id }), { id });

@@ -92,7 +92,7 @@ export interface StoredFile {
 }
 
 export async function readStoredFile(ctx: RequestContext, adapterName: string, fileName: string): Promise<StoredFile> {
-    const { file, mimeType } = await ctx.adapter.readFileAsync(adapterName, fileName, ctx.callOptions);
+    const { file, mimeType } = await ctx.storage.readFileAsync(adapterName, fileName, ctx.callOptions);
     return { data: file, mimeType: mimeType || mimeTypeOf(fileName) };
 }
 
@@ -121,19 +121,19 @@ function childOf(dir: string, child: string): string {
  * Answers false when there was nothing to delete.
  */
 export async function unlinkRecursive(ctx: RequestContext, adapterName: string, name: string): Promise<boolean> {
-    const entries = (await ignoreMissing(ctx.adapter.readDirAsync(adapterName, name, ctx.callOptions))) ?? [];
+    const entries = (await ignoreMissing(ctx.storage.readDirAsync(adapterName, name, ctx.callOptions))) ?? [];
     for (const entry of entries) {
         await unlinkRecursive(ctx, adapterName, childOf(name, entry.file));
     }
-    const unlinked = await ignoreMissing(ctx.adapter.unlinkAsync(adapterName, name, ctx.callOptions).then(() => true));
+    const unlinked = await ignoreMissing(ctx.storage.unlinkAsync(adapterName, name, ctx.callOptions).then(() => true));
     return entries.length > 0 || unlinked === true;
 }
 
 /** Renames a file, or a folder entry by entry; every level runs with the caller's rights. */
 export async function renameRecursive(ctx: RequestContext, adapterName: string, oldName: string, newName: string): Promise<void> {
-    const entries = (await ignoreMissing(ctx.adapter.readDirAsync(adapterName, oldName, ctx.callOptions))) ?? [];
+    const entries = (await ignoreMissing(ctx.storage.readDirAsync(adapterName, oldName, ctx.callOptions))) ?? [];
     for (const entry of entries) {
         await renameRecursive(ctx, adapterName, childOf(oldName, entry.file), childOf(newName, entry.file));
     }
-    await ignoreMissing(ctx.adapter.renameAsync(adapterName, oldName, newName, ctx.callOptions));
+    await ignoreMissing(ctx.storage.renameAsync(adapterName, oldName, newName, ctx.callOptions));
 }

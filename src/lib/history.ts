@@ -3,8 +3,7 @@ import { paramsError } from '../parse-params';
 import { isTrueFlag } from '../query';
 import type { RequestContext } from '../request-context';
 import { assertInstanceAlive, instanceName, sendToInstance } from './messaging';
-import { assertMayReadState } from './read-access';
-import { assertStateAccess } from './state-acl';
+import { assertMayReadState, assertMayWriteState } from './read-access';
 
 export const HISTORY_TIMEOUT_MS = 20_000;
 
@@ -12,7 +11,7 @@ export const HISTORY_TIMEOUT_MS = 20_000;
 export async function historyInstance(ctx: RequestContext, explicit?: string): Promise<string> {
     let name = explicit || ctx.app.config.dataSource;
     if (!name) {
-        const config = await ctx.adapter.getForeignObjectAsync('system.config');
+        const config = await ctx.storage.getForeignObjectAsync('system.config');
         name = (config?.common as { defaultHistory?: string } | undefined)?.defaultHistory ?? '';
     }
     if (!name) {
@@ -126,7 +125,7 @@ export function historyState(raw: Record<string, unknown>, val: unknown): Record
 
 /** Hands one value to the history instance (`storeState`); the caller must be allowed to write the state. */
 export async function storeState(ctx: RequestContext, id: string, state: Record<string, unknown>): Promise<unknown> {
-    await assertStateAccess(ctx, id, 'setState');
+    await assertMayWriteState(ctx, id);
     const instance = await historyInstance(ctx);
     const answer = await sendToInstance(ctx, instance, 'storeState', { id, state }, HISTORY_TIMEOUT_MS);
     if (answer === undefined || answer === null) {

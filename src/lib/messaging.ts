@@ -27,11 +27,11 @@ export function instanceName(raw: string): string {
 
 /** Fails fast with a clear error when the instance does not exist or does not run. */
 export async function assertInstanceAlive(ctx: RequestContext, name: string): Promise<void> {
-    const obj = await ctx.adapter.getForeignObjectAsync(`system.adapter.${name}`);
+    const obj = await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`);
     if (!obj || (obj.type as string) !== 'instance') {
         throw new HttpError('NOT_FOUND', 'instance not found', { instance: name });
     }
-    const alive = await ctx.adapter.getForeignStateAsync(`system.adapter.${name}.alive`);
+    const alive = await ctx.storage.getForeignStateAsync(`system.adapter.${name}.alive`);
     if (!alive?.val) {
         throw new HttpError('UNAVAILABLE', 'instance is not online', { instance: name });
     }
@@ -47,7 +47,7 @@ export async function assertMessageReadable(ctx: RequestContext, name: string, m
     if (!ids.length) {
         return;
     }
-    const common = (await ctx.adapter.getForeignObjectAsync(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
+    const common = (await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
     if (common?.getHistory || common?.type === 'storage') {
         for (const id of ids) {
             await assertMayReadState(ctx, id);
@@ -58,7 +58,7 @@ export async function assertMessageReadable(ctx: RequestContext, name: string, m
 /** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */
 export function sendToInstance(ctx: RequestContext, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
     return withTimeout(
-        done => ctx.adapter.sendTo(name, command, message as ioBroker.MessagePayload, result => done(result), { timeout: timeoutMs + 1000 }),
+        done => ctx.storage.sendTo(name, command, message as ioBroker.MessagePayload, result => done(result), { timeout: timeoutMs + 1000 }),
         timeoutMs,
         name,
     );
@@ -67,9 +67,9 @@ export function sendToInstance(ctx: RequestContext, name: string, command: strin
 /** The host running js-controller answers host commands; without one (`npm start`) this fails fast. */
 export async function sendToHost(ctx: RequestContext, host: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
     const id = host.startsWith('system.host.') ? host : `system.host.${host}`;
-    const alive = await ctx.adapter.getForeignStateAsync(`${id}.alive`);
+    const alive = await ctx.storage.getForeignStateAsync(`${id}.alive`);
     if (!alive?.val) {
         throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, { host });
     }
-    return withTimeout(done => ctx.adapter.sendToHost(id, command, message as ioBroker.MessagePayload, result => done(result)), timeoutMs, id);
+    return withTimeout(done => ctx.storage.sendToHost(id, command, message as ioBroker.MessagePayload, result => done(result)), timeoutMs, id);
 }

@@ -1,4 +1,4 @@
-import { ADMIN_USER, mayReadObject, mayReadState, type Guarded } from '../acl';
+import { ADMIN_USER, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../acl';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { adapterCall } from './adapter-errors';
@@ -79,7 +79,7 @@ async function stateObjects(ctx: RequestContext, ids: string[], byRange: boolean
         return objects;
     }
     const sorted = [...ids].sort();
-    const view = await adapterCall(ctx.adapter.getObjectViewAsync('system', 'state', { startkey: sorted[0], endkey: sorted[sorted.length - 1] }));
+    const view = await adapterCall(ctx.storage.getObjectViewAsync('system', 'state', { startkey: sorted[0], endkey: sorted[sorted.length - 1] }));
     for (const row of view?.rows ?? []) {
         objects.set(row.id, row.value as Guarded);
     }
@@ -106,6 +106,13 @@ export async function visibleStates<T>(ctx: RequestContext, states: Record<strin
         }
     }
     return visible;
+}
+
+/** Throws 403 unless the caller may write the state `id` (values handed to a history instance). */
+export async function assertMayWriteState(ctx: RequestContext, id: string): Promise<void> {
+    if (ctx.user !== ADMIN_USER && !mayWriteState(ctx.acl, id, await objectOf(ctx, id), ctx.ownerOnly)) {
+        throw new HttpError('FORBIDDEN', 'permissionError', { id });
+    }
 }
 
 /** Throws 403 unless the caller may read the state `id` (history, messages naming a state). */

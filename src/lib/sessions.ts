@@ -2,6 +2,8 @@
  * ioBroker login sessions in the states DB, as the web and admin adapters keep them:
  * `a:<access token>` and `r:<refresh token>` with {aToken, aExp, rToken, rExp, user}.
  */
+import type { StoragePort } from '../storage/port';
+
 export interface LoginSession {
     aToken: string;
     aExp: number;
@@ -11,14 +13,14 @@ export interface LoginSession {
     user: string;
 }
 
-export function getSession(adapter: ioBroker.Adapter, key: string): Promise<LoginSession | null> {
-    return new Promise(resolve => adapter.getSession(key, session => resolve((session as LoginSession | undefined) ?? null)));
+export function getSession(storage: StoragePort, key: string): Promise<LoginSession | null> {
+    return new Promise(resolve => storage.getSession(key, session => resolve((session as LoginSession | undefined) ?? null)));
 }
 
-export function setSession(adapter: ioBroker.Adapter, key: string, ttlSeconds: number, session: LoginSession): Promise<void> {
-    return new Promise((resolve, reject) => adapter.setSession(key, ttlSeconds, session as unknown as Record<string, unknown>, err => (err ? reject(err) : resolve())));
+export function setSession(storage: StoragePort, key: string, ttlSeconds: number, session: LoginSession): Promise<void> {
+    return new Promise((resolve, reject) => storage.setSession(key, ttlSeconds, session as unknown as Record<string, unknown>, err => (err ? reject(err) : resolve())));
 }
 
-export function destroySession(adapter: ioBroker.Adapter, key: string): Promise<void> {
-    return new Promise(resolve => adapter.destroySession(key, () => resolve()));
+export function destroySession(storage: StoragePort, key: string): Promise<void> {
+    return new Promise(resolve => storage.destroySession(key, () => resolve()));
 }

@@ -44,13 +44,13 @@ export async function writeState(
     if (timeoutMs > 0) {
         return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs)), id };
     }
-    await adapterCall(ctx.adapter.setForeignStateAsync(id, state, ctx.callOptions), { id });
+    await adapterCall(ctx.storage.setForeignStateAsync(id, state, ctx.callOptions), { id });
     return { ...state, id };
 }
 
 export async function toggleState(ctx: RequestContext, resolved: ResolvedState, timeoutMs: number): Promise<Record<string, unknown>> {
     const { id, obj } = resolved;
-    const current = await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), { id });
+    const current = await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id });
     if (!current) {
         throw new HttpError('NOT_FOUND', 'State not initiated', { id });
     }

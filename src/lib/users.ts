@@ -27,7 +27,7 @@ export function assertValidName(name: string, what: 'user' | 'group'): void {
 
 /** Reads a user or group object, or answers 404 with the 4.0.2 message. */
 export async function existing(ctx: RequestContext, id: string, what: 'User' | 'Group'): Promise<ioBroker.Object> {
-    const obj = await ctx.adapter.getForeignObjectAsync(id, ctx.callOptions);
+    const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions);
     if (!obj) {
         throw new HttpError('NOT_FOUND', `${what} does not exist`, { id });
     }
@@ -36,12 +36,12 @@ export async function existing(ctx: RequestContext, id: string, what: 'User' | '
 
 /** Removes a deleted user from every group, so no stale membership grants rights later. */
 export async function removeFromGroups(ctx: RequestContext, user: string): Promise<void> {
-    const groups = (await ctx.adapter.getForeignObjectsAsync('system.group.*', 'group', ctx.callOptions)) ?? {};
+    const groups = (await ctx.storage.getForeignObjectsAsync('system.group.*', 'group', ctx.callOptions)) ?? {};
     for (const group of Object.values(groups)) {
         const common = group.common as ioBroker.GroupCommon;
         if (common.members?.includes(user as ioBroker.ObjectIDs.User)) {
             common.members = common.members.filter(member => member !== user);
-            await ctx.adapter.setForeignObjectAsync(group._id, group, ctx.callOptions);
+            await ctx.storage.setForeignObjectAsync(group._id, group, ctx.callOptions);
         }
     }
 }

@@ -10,7 +10,7 @@ async function listFolder({ params }: RouteRequest, ctx: RequestContext): Promis
     const objectId = params.objectId;
     const dirName = params['*'] ?? '';
     refuseUnsafeNames({ dirName });
-    return adapterCall(ctx.adapter.readDirAsync(objectId, dirName, ctx.callOptions), { objectId, dirName });
+    return adapterCall(ctx.storage.readDirAsync(objectId, dirName, ctx.callOptions), { objectId, dirName });
 }
 
 export const listTopFolderRoute = defineRoute({

@@ -12,7 +12,7 @@ export const listEnumsRoute = defineRoute({
     permission: READ,
     async handler(_req, ctx) {
         // js-controller's view needs the object list right of the caller
-        const categories = ((await adapterCall(ctx.adapter.getEnumsAsync('', ctx.callOptions))) ?? {}) as Record<string, Record<string, ioBroker.Object>>;
+        const categories = ((await adapterCall(ctx.storage.getEnumsAsync('', ctx.callOptions))) ?? {}) as Record<string, Record<string, ioBroker.Object>>;
         const visible: Record<string, Record<string, ioBroker.Object>> = {};
         for (const [category, enums] of Object.entries(categories)) {
             visible[category] = await visibleEnums(ctx, enums);
@@ -30,7 +30,7 @@ export const readEnumRoute = defineRoute({
     async handler({ params }, ctx) {
         // `rooms` as in 4.0.2; `enum.rooms` is accepted too
         const category = `enum.${params.enumId.replace(/^enum\./, '')}.`;
-        const view = await adapterCall(ctx.adapter.getObjectViewAsync('system', 'enum', { startkey: category, endkey: `${category}\u9999` }, ctx.callOptions));
+        const view = await adapterCall(ctx.storage.getObjectViewAsync('system', 'enum', { startkey: category, endkey: `${category}\u9999` }, ctx.callOptions));
         const rows = await visibleRows(ctx, view?.rows ?? []);
         const result = [];
         for (const row of rows) {

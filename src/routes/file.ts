@@ -42,7 +42,7 @@ export const writeFileRoute = defineRoute({
         if (!Buffer.isBuffer(req.body)) {
             throw new HttpError('INVALID_PARAMS', 'No file provided.');
         }
-        await adapterCall(ctx.adapter.writeFileAsync(objectId, fileName, req.body, ctx.callOptions), { objectId, fileName });
+        await adapterCall(ctx.storage.writeFileAsync(objectId, fileName, req.body, ctx.callOptions), { objectId, fileName });
         return { success: true };
     },
 });

@@ -98,7 +98,7 @@ export const addHistoryRoute = defineRoute({
     }),
     async handler({ params, query }, ctx) {
         const id = params.stateId;
-        const common = stateCommon(await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), { stateId: id }));
+        const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { stateId: id }));
         if (!common?.type) {
             throw new HttpError('NOT_FOUND', 'State not found', { stateId: id });
         }
@@ -127,7 +127,7 @@ export const postAddHistoryRoute = defineRoute({
         if (!state || !('val' in state)) {
             throw paramsError([{ param: 'state', problem: 'must be an object with val' }], ['id', 'state']);
         }
-        const common = stateCommon(await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), { id }));
+        const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { id }));
         return adapterCall(storeState(ctx, id, historyState(state, convertBodyValue(state.val, common?.type, id))), { id });
     },
 });

@@ -28,7 +28,7 @@ export const listLogsRoute = defineRoute({
     tag: 'log',
     permission: EXECUTE,
     query: Type.Object({ host: Type.Optional(Type.String({ description: 'Host name (default: the host of this instance)' })) }),
-    handler: ({ query }, ctx) => listLogFiles(ctx, query.host || ctx.adapter.host || ''),
+    handler: ({ query }, ctx) => listLogFiles(ctx, query.host || ctx.storage.host || ''),
 });
 
 export const readLogRoute = defineRoute({

@@ -39,7 +39,7 @@ async function token(req: RouteRequest, ctx: RequestContext): Promise<Reply> {
         }
         try {
             const user = await ctx.app.credentials.check(p.username, p.password, req.remoteAddress);
-            answer = await issueTokens(ctx.adapter, user, ttl);
+            answer = await issueTokens(ctx.storage, user, ttl);
         } catch (err) {
             if (err instanceof HttpError && err.status === 401) {
                 return oauthError(400, 'invalid_grant', 'Invalid grant: user credentials are invalid');
@@ -47,7 +47,7 @@ async function token(req: RouteRequest, ctx: RequestContext): Promise<Reply> {
             throw err;
         }
     } else if (p.grant_type === 'refresh_token') {
-        answer = await refreshTokens(ctx.adapter, p.refresh_token, ttl);
+        answer = await refreshTokens(ctx.storage, p.refresh_token, ttl);
         if (!answer) {
             return oauthError(400, 'invalid_grant', 'Invalid grant: refresh token is invalid');
         }
@@ -84,7 +84,7 @@ export const oauthRoutes: Route[] = [
         async (req, ctx) => {
             const { token: value } = params(req);
             if (value) {
-                await revokeToken(ctx.adapter, value);
+                await revokeToken(ctx.storage, value);
             }
             return Reply.json({}, 200, NO_STORE);
         },
@@ -94,7 +94,7 @@ export const oauthRoutes: Route[] = [
         oauthRoute(method, '/logout', 'End the login session of the token (cookie, ?token= or Bearer)', async (req, ctx) => {
             const value = req.query.token || cookieToken(req) || credentialsOf(req.headers, {}).token;
             if (value) {
-                await revokeToken(ctx.adapter, value);
+                await revokeToken(ctx.storage, value);
             }
             return Reply.json({ result: 'OK' }, 200, { ...NO_STORE, 'Set-Cookie': cookie('', ctx, 0) });
         }),

@@ -33,7 +33,7 @@ async function readObject(ctx: RequestContext, id: string): Promise<ioBroker.Obj
 }
 
 async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.SettableObject): Promise<void> {
-    await adapterCall(ctx.adapter.setForeignObjectAsync(id, obj, ctx.callOptions), { objectId: id });
+    await adapterCall(ctx.storage.setForeignObjectAsync(id, obj, ctx.callOptions), { objectId: id });
 }
 
 function found(obj: ioBroker.Object | null, objectId: string): ioBroker.Object {
@@ -108,7 +108,7 @@ export const deleteObjectRoute = defineRoute({
         if (!(await readObject(ctx, id))) {
             throw new HttpError('NOT_FOUND', 'object not found', { objectId: id });
         }
-        await adapterCall(ctx.adapter.delForeignObjectAsync(id, ctx.callOptions), { objectId: id });
+        await adapterCall(ctx.storage.delForeignObjectAsync(id, ctx.callOptions), { objectId: id });
         return {};
     },
 });
@@ -127,8 +127,8 @@ export const listObjectsRoute = defineRoute({
         const filter = query.filter || '*';
         const objects = await adapterCall(
             query.type
-                ? ctx.adapter.getForeignObjectsAsync(filter, query.type as ioBroker.ObjectType, ctx.callOptions)
-                : ctx.adapter.getForeignObjectsAsync(filter, ctx.callOptions),
+                ? ctx.storage.getForeignObjectsAsync(filter, query.type as ioBroker.ObjectType, ctx.callOptions)
+                : ctx.storage.getForeignObjectsAsync(filter, ctx.callOptions),
             { filter },
         );
         // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2

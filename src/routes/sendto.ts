@@ -77,7 +77,7 @@ async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> 
     await adapterCall(assertInstanceAlive(ctx, instance), { instance });
     await assertMessageReadable(ctx, instance, request.data);
     if (isTrueFlag(request.noResponse)) {
-        ctx.adapter.sendTo(instance, String(request.message), request.data as ioBroker.MessagePayload);
+        ctx.storage.sendTo(instance, String(request.message), request.data as ioBroker.MessagePayload);
         return { result: 'sent' };
     }
     const reply = await ask(ctx, instance, request);

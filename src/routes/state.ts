@@ -169,6 +169,6 @@ export const listStates = defineRoute({
             // the admin sees every state: the same answer for all admin requests, kept coherent
             return ctx.app.listingCache.peek(filter) ?? adapterCall(ctx.app.listingCache.get(filter), { filter });
         }
-        return adapterCall(ctx.adapter.getForeignStatesAsync(filter, ctx.callOptions), { filter }).then(states => visibleStates(ctx, states ?? {}, false));
+        return adapterCall(ctx.storage.getForeignStatesAsync(filter, ctx.callOptions), { filter }).then(states => visibleStates(ctx, states ?? {}, false));
     },
 });

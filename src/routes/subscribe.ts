@@ -46,14 +46,14 @@ async function subscribeOne(req: RouteRequest, ctx: RequestContext, kind: 'state
     if (isPattern(id)) {
         throw new HttpError('NOT_FOUND', 'Use the pattern routes for patterns', context);
     }
-    const obj = await adapterCall(ctx.adapter.getForeignObjectAsync(id, ctx.callOptions), context);
+    const obj = await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), context);
     if (!obj) {
         throw new HttpError('NOT_FOUND', 'object not found', { ...context, url: param(req, 'url') });
     }
     if (kind === 'state' && obj.type !== 'state') {
         throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', { ...context, type: obj.type, url: param(req, 'url') });
     }
-    const state = kind === 'state' ? await adapterCall(ctx.adapter.getForeignStateAsync(id, ctx.callOptions), context) : null;
+    const state = kind === 'state' ? await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), context) : null;
     const target = (await subscriptionTarget(req, ctx, true))!;
     const subscription = await target.set.add(kind, id, kind === 'state' ? filterOf(req) : {});
     if (state) {

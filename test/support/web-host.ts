@@ -59,7 +59,42 @@ const server = createServer((req, res) => {
     })();
 });
 
+/** Every method of web's adapter object as it is now, and how its own properties are defined. */
+function snapshot(): Map<string, unknown> {
+    const seen = new Map<string, unknown>();
+    for (let proto: object | null = adapter; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+        for (const name of Object.getOwnPropertyNames(proto)) {
+            const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
+            if (!seen.has(name) && (typeof descriptor.value === 'function' || descriptor.get || descriptor.set)) {
+                seen.set(name, descriptor.value ?? descriptor.get ?? descriptor.set);
+            }
+        }
+    }
+    for (const name of Object.getOwnPropertyNames(adapter)) {
+        const descriptor = Object.getOwnPropertyDescriptor(adapter, name)!;
+        seen.set(`own:${name}`, descriptor.get ? `getter ${String(descriptor.get)}` : typeof descriptor.value === 'function' ? descriptor.value : 'data');
+    }
+    return seen;
+}
+let original = new Map<string, unknown>();
+/** Names whose method or definition differs from before any extension was loaded. */
+function changedMembers(): string[] {
+    const now = snapshot();
+    const names = new Set([...original.keys(), ...now.keys()]);
+    // own data members (web's state) may change; methods and accessors must not
+    return [...names].filter(name => now.get(name) !== original.get(name) && !(now.get(name) === 'data' && original.has(name)));
+}
+// answered by web itself: whether loading rest-api changed web's adapter object
+handlers.push((req, res, next) => {
+    if (req.url !== '/web-host/changed') {
+        return next();
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(changedMembers()));
+});
+
 adapter.on('ready', async () => {
+    original = snapshot();
     const io = require(join(PROJECT_ROOT, 'io-package.json')); // eslint-disable-line @typescript-eslint/no-require-imports
     const loaded = require(join(PROJECT_ROOT, io.common.webExtension)); // eslint-disable-line @typescript-eslint/no-require-imports
     const Ext = loaded.default ?? loaded;
@@ -80,6 +115,7 @@ adapter.on('stateChange', (id, state) => extensions.forEach(e => e.stateChange(i
 adapter.on('objectChange', (id, obj) => extensions.forEach(e => e.objectChange(id, obj)));
 adapter.on('unload', callback => {
     void Promise.all(extensions.map(e => e.unload())).finally(() => {
+        console.log(`web-host changed after unload ${JSON.stringify(changedMembers())}`);
         server.closeAllConnections();
         server.close(() => callback());
     });

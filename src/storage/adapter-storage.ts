@@ -1,0 +1,77 @@
+import type { StoragePort, StorageWrite } from './port';
+
+type AnyAsync = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * The port on `@iobroker/adapter-core`: calls go to the adapter as they are (bound, never replaced on
+ * it), writes also tell the port's listeners. The adapter object is only read, never changed.
+ */
+export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
+    const listeners: Array<(write: StorageWrite) => void> = [];
+    const told = (write: StorageWrite): void => listeners.forEach(listener => listener(write));
+    // looked up on every call: whatever js-controller has set up by then answers
+    const call = <K extends keyof ioBroker.Adapter>(name: K): ioBroker.Adapter[K] =>
+        ((...args: unknown[]) => (adapter[name] as unknown as (...a: unknown[]) => unknown).apply(adapter, args)) as unknown as ioBroker.Adapter[K];
+    /** A write method: the adapter's, then the listeners, whatever its outcome. */
+    const write = <K extends keyof ioBroker.Adapter>(name: K, kind: StorageWrite['kind']): ioBroker.Adapter[K] => {
+        const original = call(name) as unknown as AnyAsync;
+        const wrapped: AnyAsync = async (id, ...rest) => {
+            try {
+                return await original(id, ...rest);
+            } finally {
+                const options = rest.find(arg => typeof arg === 'object' && arg !== null && 'recursive' in arg) as { recursive?: boolean } | undefined;
+                told({ kind, id: String(id), recursive: !!options?.recursive });
+            }
+        };
+        return wrapped as unknown as ioBroker.Adapter[K];
+    };
+    return {
+        onWrite: listener => void listeners.push(listener),
+        getForeignStateAsync: call('getForeignStateAsync'),
+        getForeignStatesAsync: call('getForeignStatesAsync'),
+        setForeignStateAsync: write('setForeignStateAsync', 'state'),
+        delForeignStateAsync: write('delForeignStateAsync', 'state'),
+        getForeignObjectAsync: call('getForeignObjectAsync'),
+        getForeignObjectsAsync: call('getForeignObjectsAsync'),
+        setForeignObjectAsync: write('setForeignObjectAsync', 'object'),
+        setForeignObjectNotExistsAsync: write('setForeignObjectNotExistsAsync', 'object'),
+        extendForeignObjectAsync: write('extendForeignObjectAsync', 'object'),
+        delForeignObjectAsync: write('delForeignObjectAsync', 'object'),
+        getObjectViewAsync: call('getObjectViewAsync'),
+        getObjectListAsync: call('getObjectListAsync'),
+        getEnumsAsync: call('getEnumsAsync'),
+        subscribeForeignStatesAsync: call('subscribeForeignStatesAsync'),
+        unsubscribeForeignStatesAsync: call('unsubscribeForeignStatesAsync'),
+        subscribeForeignObjectsAsync: call('subscribeForeignObjectsAsync'),
+        unsubscribeForeignObjectsAsync: call('unsubscribeForeignObjectsAsync'),
+        readDirAsync: call('readDirAsync'),
+        readFileAsync: call('readFileAsync'),
+        writeFileAsync: call('writeFileAsync'),
+        unlinkAsync: call('unlinkAsync'),
+        renameAsync: call('renameAsync'),
+        mkdirAsync: call('mkdirAsync'),
+        fileExistsAsync: call('fileExistsAsync'),
+        chmodFileAsync: call('chmodFileAsync'),
+        chownFileAsync: call('chownFileAsync'),
+        getSession: call('getSession'),
+        setSession: call('setSession'),
+        destroySession: call('destroySession'),
+        checkPassword: call('checkPassword'),
+        setPasswordAsync: call('setPasswordAsync'),
+        encrypt: call('encrypt'),
+        decrypt: call('decrypt'),
+        sendTo: call('sendTo'),
+        sendToHost: call('sendToHost'),
+        supportsFeature: call('supportsFeature'),
+        // the adapter's logger and names, read when used (js-controller sets them up after construction)
+        get log() {
+            return adapter.log;
+        },
+        get namespace() {
+            return adapter.namespace;
+        },
+        get host() {
+            return adapter.host;
+        },
+    };
+}
