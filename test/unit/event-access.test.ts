@@ -1,5 +1,5 @@
 import t from 'tap';
-import { aclFromGroups, AclCache, mayReadObject, mayReadState, type Guarded } from '../../src/acl';
+import { aclFromGroups, AclCache, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../../src/acl';
 import { EventAccess } from '../../src/events/event-access';
 import { ChangeFeed } from '../../src/lib/change-feed';
 
@@ -42,6 +42,19 @@ t.test('onlyAllowWhenUserIsOwner: only the owner bits count for states, as getFo
     t.notOk(mayReadState(ann, 'a.b', null, true), 'no ACL: nobody owns it');
     t.ok(mayReadState(aclFromGroups('system.user.admin', groups), 'a.b', null, true), 'the administrator reads everything');
     t.ok(mayReadObject(ann, 'a.b', obj('system.user.x', 'g', 0)), 'objects are not limited (js-controller reads them so)');
+});
+
+t.test('the write rule: write right and write bits, the object readable, owner-only as for reads', async t => {
+    const writer = aclFromGroups('system.user.wes', [
+        { _id: 'system.group.w', common: { members: ['system.user.wes'], acl: { state: { read: true, write: true }, object: { read: true } } } },
+    ]);
+    const obj = (state: number, owner = 'system.user.admin', object = 0x664) => ({ acl: { owner, ownerGroup: 'system.group.administrator', object, state } });
+    t.ok(mayWriteState(writer, 'a.b', obj(0x666), false), 'everyone may write');
+    t.notOk(mayWriteState(writer, 'a.b', obj(0x664), false), 'everyone may only read');
+    t.ok(mayWriteState(writer, 'a.b', obj(0x600, 'system.user.wes'), false), 'the owner');
+    t.notOk(mayWriteState(writer, 'a.b', obj(0x666, 'system.user.admin', 0x660), false), 'the object must be readable');
+    t.notOk(mayWriteState(writer, 'a.b', obj(0x666), true), 'owner-only: not the owner');
+    t.notOk(mayWriteState(ann, 'a.b', obj(0x666), false), 'the group right to write is needed');
 });
 
 t.test('a user only receives events of states it may read, in order', async t => {
