@@ -55,7 +55,7 @@ async function writeObject(id: string, type: string, acl: Acl): Promise<void> {
 t.before(async () => {
     hooks = await startHookReceiver();
     iob = await startIobroker({ native: { auth: true, checkInterval: 0 } });
-    const rights = { object: { read: true, list: true }, state: { read: true, list: true }, other: { sendto: true } };
+    const rights = { object: { read: true, list: true }, state: { read: true, list: true }, file: { read: true, list: true }, other: { sendto: true } };
     for (const user of USERS) {
         await iob.createUser(user, rights);
     }
@@ -78,6 +78,14 @@ t.before(async () => {
         native: {},
         acl: { owner: ADMIN, ownerGroup: ADMINS, object: 0x600 },
     });
+    // meta objects with files: one the users may read, one hidden
+    for (const [meta, object] of [
+        ['openfiles.0', 0x664],
+        ['hiddenfiles.0', 0x600],
+    ] as const) {
+        await iob.storage.objects.setObjectAsync(meta, { _id: meta, type: 'meta', common: { name: meta, type: 'meta.user' }, native: {}, acl: { owner: ADMIN, ownerGroup: ADMINS, object } });
+        await iob.storage.objects.writeFileAsync(meta, 'a.txt', 'x');
+    }
     // a hidden instance object, and a history instance that answers every message with an empty list
     await writeObject('system.adapter.secret.0', 'instance', { owner: ADMIN, ownerGroup: ADMINS, object: 0x600 });
     history = await fakeInstance(iob, 'history.0', () => ({ result: [], step: 0 }));
@@ -157,6 +165,12 @@ async function checkListings(t: Test, user: User): Promise<void> {
     t.same(sorted(ours(Object.keys(answer.result))), sorted(objects), `${user}: getAllObjects`);
     answer = await commandResult(user, 'getObjectView', { design: 'system', search: 'state', params: { startkey: `${PREFIX}.`, endkey: `${PREFIX}.\u9999` } });
     t.same(sorted(answer.result.rows.map((r: { id: string }) => r.id)), sorted(stateObjects), `${user}: getObjectView`);
+    answer = await commandResult(user, 'getCompactInstances', {});
+    t.notOk('system.adapter.secret.0' in answer.result, `${user}: getCompactInstances leaves out a hidden instance`);
+    t.ok('system.adapter.history.0' in answer.result, `${user}: and lists a readable one`);
+    answer = await commandResult(user, 'readDir', { adapter: '', dirName: '' });
+    const metas = (answer.result as Array<{ file: string }>).map(e => e.file);
+    t.ok(metas.includes('openfiles.0') && !metas.includes('hiddenfiles.0'), `${user}: the file root lists only readable meta objects (${metas.join(', ')})`);
     answer = await commandResult(user, 'getAdapterInstances', {});
     t.notOk(
         answer.result.some((o: { _id: string }) => o._id === 'system.adapter.secret.0'),

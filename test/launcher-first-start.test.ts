@@ -63,7 +63,7 @@ function stop(launcher: Launcher, how: 'SIGTERM' | 'Ctrl-C'): Promise<number | s
     });
 }
 
-async function until<T>(what: string, launcher: Launcher, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(what: string, launcher: Launcher, probe: () => Promise<T | undefined>, timeoutMs = 45_000): Promise<T> {
     const end = Date.now() + timeoutMs;
     while (Date.now() < end) {
         if (launcher.proc.exitCode !== null) {
@@ -108,7 +108,7 @@ const moments = ['~200 ms after the start', 'setup first has written system.conf
 
 for (const how of ['SIGTERM', 'Ctrl-C'] as const) {
     for (const [index, moment] of moments.entries()) {
-        t.test(`${how} ${moment}: exits with 0, the next start sets up and answers`, { timeout: 90_000 }, async t => {
+        t.test(`${how} ${moment}: exits with 0, the next start sets up and answers`, { timeout: 120_000 }, async t => {
             const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-first-start-'));
             const env = {
                 IOBROKER_DATA_DIR: dataDir,

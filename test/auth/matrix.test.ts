@@ -94,12 +94,11 @@ let iob: IobFixture;
 t.before(async () => {
     iob = await startIobroker({ native: { auth: true } });
     await iob.createUser('nobody', {});
-    // may read and list everything its ACL allows; HIDDEN is private to the administrator, also as an enum member
+    // may read and list everything its ACL allows; HIDDEN is private to the administrator
     await iob.createUser('reader', { object: { read: true, list: true }, state: { read: true, list: true }, file: { read: true, list: true }, other: { sendto: true } });
     const acl = { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 };
     await iob.storage.objects.setObjectAsync(HIDDEN, { _id: HIDDEN, type: 'state', common: { name: 'hidden', type: 'number', role: 'value', read: true, write: true }, native: {}, acl });
     await iob.storage.states.setStateAsync(HIDDEN, { val: 1, ack: true, from: 'system.adapter.test.0' });
-    await iob.storage.objects.setObjectAsync('enum.rooms.matrix', { _id: 'enum.rooms.matrix', type: 'enum', common: { name: 'matrix', members: [HIDDEN] }, native: {} });
     await iob.createUser('sleeper', { state: { read: true } });
     const sleeper = await iob.storage.objects.getObjectAsync('system.user.sleeper');
     sleeper.common.enabled = false;

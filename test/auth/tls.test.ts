@@ -47,6 +47,12 @@ t.test('HTTPS with the default certificates, the same auth answers and body limi
 });
 
 t.test('renewed certificates are served without a restart', async t => {
+    // the adapter watches the certificates once it has started completely (its "listening" line)
+    const started = (): boolean => iob.logs().lastIndexOf('REST API listening') > iob.logs().lastIndexOf(') starting.');
+    for (let i = 0; i < 200 && !started(); i++) {
+        await new Promise(r => setTimeout(r, 50));
+    }
+    t.ok(started(), 'started completely');
     const before = await peerCommonName(iob.port);
     const fresh = selfSigned('renewed.rest-api.test');
     const store = await iob.storage.objects.getObjectAsync('system.certificates');
