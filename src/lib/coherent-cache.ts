@@ -29,6 +29,12 @@ interface Entry<T> {
 
 /** Records kept per kind; the least recently used ones leave first. */
 const MAX_ENTRIES = 2000;
+/**
+ * Ids remembered as missed once; an id missed again while remembered proves hot and is admitted. As
+ * many as fit in the cache: an id that comes back only after more others than that would be evicted
+ * again before it helped.
+ */
+const MAX_CANDIDATES = MAX_ENTRIES;
 
 /**
  * Repeated reads of one state or object answered from memory, kept coherent by js-controller's own
@@ -39,6 +45,12 @@ const MAX_ENTRIES = 2000;
  */
 export class CoherentCache<T> {
     private readonly entries = new Map<string, Entry<T>>();
+    /**
+     * Admission: a first miss costs one read, as without a cache; only a second miss fills an entry
+     * (subscribe, read, barrier) and may evict another. Random reads over more ids than fit never
+     * pay for subscriptions they cannot use.
+     */
+    private readonly candidates = new Set<string>();
     private readonly usable = connectionCheck(
         () => this.source.connected(),
         () => this.clear(),
@@ -72,9 +84,9 @@ export class CoherentCache<T> {
         const entry = this.entries.get(id);
         const seq = entry?.seq ?? 0;
         const fresh = this.source.read(id);
-        if (!entry) {
+        if (!entry && this.admit(id)) {
             void this.fill(id, fresh);
-        } else if (entry.dirty && !entry.unsettled) {
+        } else if (entry && entry.dirty && !entry.unsettled) {
             void this.refresh(id, entry, seq, fresh);
         }
         return (await fresh) ?? null;
@@ -95,6 +107,7 @@ export class CoherentCache<T> {
     clear(): void {
         const all = [...this.entries.values()];
         this.entries.clear();
+        this.candidates.clear();
         for (const entry of all) {
             void entry.release();
         }
@@ -102,6 +115,19 @@ export class CoherentCache<T> {
 
     get size(): number {
         return this.entries.size;
+    }
+
+    /** True on the second miss of `id` while it is still remembered. */
+    private admit(id: string): boolean {
+        if (this.candidates.delete(id)) {
+            return true;
+        }
+        if (this.candidates.size >= MAX_CANDIDATES) {
+            // forget the oldest: an id that comes back only that rarely is not hot
+            this.candidates.delete(this.candidates.values().next().value!);
+        }
+        this.candidates.add(id);
+        return false;
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
