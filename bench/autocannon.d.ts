@@ -8,6 +8,8 @@ declare module 'autocannon' {
             method?: string;
             headers?: Record<string, string>;
             body?: string;
+            /** Each request may be changed before it is sent (e.g. another path). */
+            requests?: Array<{ setupRequest?: (request: Record<string, unknown>) => Record<string, unknown> }>;
         }
         interface Histogram {
             average: number;

@@ -41,8 +41,9 @@ export async function startBare(): Promise<{ baseUrl: string; stop(): void }> {
     return { baseUrl: `http://127.0.0.1:${JSON.parse(line).port}`, stop: () => child.kill() };
 }
 
-export function load(url: string, scenario: Scenario, seconds: number): Promise<LoadResult> {
+export function load(url: string, scenario: Scenario, seconds: number, extra: Record<string, unknown> = {}): Promise<LoadResult> {
     const options = {
+        ...extra,
         url,
         connections: 10,
         duration: seconds,

@@ -4,7 +4,21 @@
  */
 import autocannon from 'autocannon';
 
-const options = JSON.parse(process.argv[2]) as autocannon.Options;
+/** With `randomIds`, every request asks for another id: `<prefix><0..count-1><suffix>`. */
+type LoadOptions = autocannon.Options & { randomIds?: { prefix: string; count: number; suffix?: string } };
+
+const { randomIds, ...options } = JSON.parse(process.argv[2]) as LoadOptions;
+if (randomIds) {
+    const base = new URL(options.url);
+    options.requests = [
+        {
+            setupRequest: (request: Record<string, unknown>) => ({
+                ...request,
+                path: `${base.pathname.replace(/\/$/, '')}${randomIds.prefix}${Math.floor(Math.random() * randomIds.count)}${randomIds.suffix ?? ''}`,
+            }),
+        },
+    ];
+}
 autocannon(options, (err, result) => {
     if (err) {
         console.error(err);

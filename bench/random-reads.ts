@@ -1,0 +1,63 @@
+/*
+ * Random single reads (`GET /v1/state/<id>`) over 10,000 and 50,000 states against the bare server,
+ * in the same run: whether the read cache ever costs more than it saves when the ids do not fit.
+ * The states are written through js-controller's own clients, many at a time, not over HTTP.
+ */
+import type { BenchRuntime } from './fixture';
+import { load, type LoadResult } from './http';
+
+export interface RandomReadFigures {
+    states: number;
+    rps: number;
+    bareRps: number;
+    ratio: number;
+    p50Ms: number;
+    p99Ms: number;
+    non2xx: number;
+    adapterRssMB: number;
+}
+
+const PREFIX = 'benchrandom.0.s';
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function populate(rt: BenchRuntime, from: number, to: number): Promise<void> {
+    const { objects, states } = rt.storage;
+    const BATCH = 500;
+    for (let start = from; start < to; start += BATCH) {
+        const ids = Array.from({ length: Math.min(BATCH, to - start) }, (_, i) => `${PREFIX}${start + i}`);
+        await Promise.all(ids.map(id => objects.setObjectAsync(id, { _id: id, type: 'state', common: { name: id, type: 'number', role: 'value', read: true, write: true }, native: {} })));
+        await Promise.all(ids.map((id, i) => states.setStateAsync(id, { val: start + i, ack: true, from: 'system.adapter.bench.0' })));
+    }
+}
+
+/** For each size: bare, ours, bare, ours ... `rounds` times; medians. */
+export async function measureRandomReads(rt: BenchRuntime, bareUrl: string, sizes: number[], seconds: number, rounds: number): Promise<RandomReadFigures[]> {
+    const figures: RandomReadFigures[] = [];
+    let populated = 0;
+    for (const count of sizes) {
+        await populate(rt, populated, count);
+        populated = Math.max(populated, count);
+        const scenario = { name: `random reads over ${count}`, path: '/' };
+        const random = { randomIds: { prefix: '/v1/state/' + PREFIX, count } };
+        const bare: LoadResult[] = [];
+        const ours: LoadResult[] = [];
+        await load(`${rt.baseUrl}/`, scenario, 2, random);
+        for (let round = 0; round < rounds; round++) {
+            bare.push(await load(`${bareUrl}/`, scenario, seconds));
+            ours.push(await load(`${rt.baseUrl}/`, scenario, seconds, random));
+        }
+        const rps = median(ours.map(r => r.rps));
+        const bareRps = median(bare.map(r => r.rps));
+        figures.push({
+            states: count,
+            rps: Math.round(rps),
+            bareRps: Math.round(bareRps),
+            ratio: Math.round((rps / bareRps) * 100) / 100,
+            p50Ms: median(ours.map(r => r.p50)),
+            p99Ms: median(ours.map(r => r.p99)),
+            non2xx: ours.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
+            adapterRssMB: Math.round(rt.adapterRss()),
+        });
+    }
+    return figures;
+}
