@@ -6,7 +6,7 @@ import { isPattern } from './pattern';
 const PERMISSION_ERROR = 'permissionError';
 
 /** Ids the caches leave to js-controller: patterns, and aliases (their values are derived from others). */
-function uncachable(ctx: RequestContext, id: string): boolean {
+export function uncachable(ctx: RequestContext, id: string): boolean {
     return !!ctx.ownerOnly || isPattern(id) || id.startsWith('alias.');
 }
 
@@ -67,6 +67,15 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
         assertMayRead(ctx, 'object', id, obj, context);
     }
     return obj;
+}
+
+/**
+ * `readState` when the caller has already read the state's object (so it may read it): the state may
+ * have been fetched from the cache meanwhile (`early`), and only the state rule is left to check.
+ */
+export async function readStateOf(ctx: RequestContext, obj: ioBroker.Object, early: Promise<ioBroker.State | null>): Promise<ioBroker.State | null> {
+    assertMayRead(ctx, 'state', obj._id, obj, { id: obj._id });
+    return adapterCall(early, { id: obj._id });
 }
 
 /** A state as `getForeignState` with the caller's rights answers it, from the coherent cache. */
