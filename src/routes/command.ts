@@ -25,6 +25,10 @@ export function commandReply(cmd: Command, query: Query, body: unknown, ctx: Req
 }
 
 function envelope(cmd: Command, value: unknown): Reply {
+    if (value instanceof Reply) {
+        // a raw command that chose its own status (setStates: 207 when some ids failed)
+        return value;
+    }
     if (value instanceof BinaryBody) {
         return Reply.bytes(value.data, value.mimeType);
     }

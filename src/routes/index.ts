@@ -7,6 +7,7 @@ import { eventStreamRoute } from './events';
 import { deleteFileRoute, readFileRoute, writeFileRoute } from './file';
 import { addHistoryRoute, getHistoryRoute, postAddHistoryRoute, postHistoryRoute } from './history';
 import { listLogsRoute, readLogRoute } from './log';
+import { queryStatesRoute, writeStatesRoute } from './bulk';
 import { faviconRoute, nameRoute } from './meta';
 import { oauthRoutes } from './oauth';
 import { pollingRoute } from './polling';
@@ -27,6 +28,8 @@ export function restRoutes(config: Config): Route[] {
         toggleStateRoute,
         plainState,
         listStates,
+        writeStatesRoute,
+        queryStatesRoute,
         pollingRoute,
         ...subscribeRoutes,
         getObjectRoute,

@@ -19,6 +19,8 @@ Array [
   "GET /v1/state/:stateId/toggle",
   "GET /v1/state/:stateId/plain",
   "GET /v1/states",
+  "PATCH /v1/states",
+  "POST /v1/states/query",
   "GET /v1/polling",
   "GET /v1/state/:stateId/subscribe",
   "POST /v1/state/:stateId/subscribe",

@@ -1,0 +1,20 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../src/command';
+import { bulkEntries, MAX_BULK_IDS, writeStates } from '../src/lib/bulk-states';
+import { anyJson } from '../src/lib/schemas';
+import { Reply } from '../src/send';
+
+export default defineCommand({
+    name: 'setStates',
+    summary: `Write up to ${MAX_BULK_IDS} states at once, as PATCH /v1/states: result per id, status 207 when some failed`,
+    params: Type.Object({
+        states: anyJson('{"<id>": <value or {val, ack, ...}>} (JSON text in a GET query)'),
+    }),
+    permission: { type: 'state', operation: 'write' },
+    effect: 'write',
+    envelope: 'raw',
+    async handler({ states }, ctx) {
+        const { answer, failed } = await writeStates(ctx, bulkEntries(states, 'states'));
+        return Reply.json({ error: null, result: answer }, failed ? 207 : 200);
+    },
+});

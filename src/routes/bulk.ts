@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../http-error';
+import { bulkEntries, MAX_BULK_IDS, readStatesById, STATE_FIELDS, stateFields, writeStates } from '../lib/bulk-states';
+import { defineRoute } from '../route';
+import { Reply } from '../send';
+
+const perId = Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }), {
+    description: 'Per id: the written {val, ack} or the state, or {error, status} for an id that failed',
+});
+
+export const writeStatesRoute = defineRoute({
+    method: 'PATCH',
+    path: '/v1/states',
+    summary: `Write up to ${MAX_BULK_IDS} states at once: {"<id>": <value or {val, ack, ...}>}; 200 when all succeeded, 207 when some failed`,
+    tag: 'state',
+    permission: { type: 'state', operation: 'write' },
+    body: 'json',
+    requestBody: Type.Record(Type.String(), Type.Unknown(), { description: 'id → value, or id → {val, ack, ts, q, from, c, expire}' }),
+    responses: {
+        '200': { description: 'Every id written', content: { 'application/json': perId } },
+        '207': { description: 'Some ids failed; the others were written', content: { 'application/json': perId } },
+    },
+    async handler({ body }, ctx) {
+        const { answer, failed } = await writeStates(ctx, bulkEntries(body, 'The body'));
+        return Reply.json(answer, failed ? 207 : 200);
+    },
+});
+
+export const queryStatesRoute = defineRoute({
+    method: 'POST',
+    path: '/v1/states/query',
+    summary: `Read the states of a list of up to ${MAX_BULK_IDS} ids, optionally only some fields: {"ids": [...], "fields": ["val", "ack"]}`,
+    tag: 'state',
+    permission: { type: 'state', operation: 'read' },
+    body: 'json',
+    requestBody: Type.Object({
+        ids: Type.Array(Type.String(), { maxItems: MAX_BULK_IDS }),
+        fields: Type.Optional(Type.Array(Type.Union(STATE_FIELDS.map(f => Type.Literal(f))))),
+    }),
+    responses: { '200': { description: 'id → state (or its fields), or {error, status} for an unknown or forbidden id', content: { 'application/json': perId } } },
+    async handler({ body }, ctx) {
+        const request = body as { ids?: unknown; fields?: unknown } | null;
+        if (!request || typeof request !== 'object' || !Array.isArray(request.ids) || request.ids.some(id => typeof id !== 'string' || !id)) {
+            throw new HttpError('INVALID_PARAMS', 'The body must be {"ids": ["<id>", ...], "fields": [...]}', { details: [{ param: 'ids', problem: 'required: an array of ids' }] });
+        }
+        if (request.ids.length > MAX_BULK_IDS) {
+            throw new HttpError('PAYLOAD_TOO_LARGE', `At most ${MAX_BULK_IDS} ids per request, not ${request.ids.length}`);
+        }
+        return readStatesById(ctx, request.ids as string[], stateFields(request.fields));
+    },
+});
