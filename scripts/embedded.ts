@@ -144,6 +144,7 @@ async function main(): Promise<void> {
         // a developer's machine reports no errors to the maintainers unless asked to (the plugin's own switch)
         const reports = process.env.REST_API_REPORT_ERRORS === 'true';
         await step(storage.states.setStateAsync(`${INSTANCE_ID}.plugins.sentry.enabled`, { val: reports, ack: true, from: 'system.host.embedded' }));
+        console.log(`[launcher] error reports to the maintainers ${reports ? 'allowed' : 'off'} (REST_API_REPORT_ERRORS)`);
 
         spawnAdapter();
         const host = instance.native.bind === '0.0.0.0' ? '127.0.0.1' : instance.native.bind;

@@ -29,7 +29,11 @@ t.test("js-controller's states client, watched as the adapter loads it, reports 
     const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-contract-'));
     copySeed(dataDir);
     const storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
+    let client: any = null;
     t.teardown(async () => {
+        // the client first: commands still queued on it must not meet a closed server
+        await client?.destroy().catch(() => undefined);
+        await new Promise(r => setTimeout(r, 100));
         await storage.close();
         rmSync(dataDir, { recursive: true, force: true });
     });
@@ -44,7 +48,7 @@ t.test("js-controller's states client, watched as the adapter loads it, reports 
     const changes: boolean[] = [];
     link.on('change', (up: boolean) => changes.push(up));
     const logger = { silly: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-    const client = await new Promise<any>((resolve, reject) => {
+    client = await new Promise<any>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('client did not connect')), 10_000);
         const instance = new Client({
             connection: storage.config.states,
@@ -59,7 +63,6 @@ t.test("js-controller's states client, watched as the adapter loads it, reports 
             },
         });
     });
-    t.teardown(() => client.destroy());
     await client.subscribeUser('0_userdata.0.*');
     t.ok(client.sub instanceof EventEmitter, 'the client keeps its subscriber connection in `sub`');
     t.ok(Object.keys(client.userSubscriptions ?? {}).length > 0, 'and its patterns in `userSubscriptions`');
