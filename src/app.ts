@@ -142,7 +142,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         const body = route.body ? await readRouteBody(req, route, services.config.bodyLimit) : undefined;
         const params = match.params as Record<string, string>;
         const answer = route.handler(
-            { params, query, body, headers: req.headers, remoteAddress: clientAddress(req), prefix: target.prefix, signal: route.waits ? abortOnClose(res) : undefined },
+            { params, query, body, headers: req.headers, remoteAddress: clientAddress(req), prefix: target.prefix, url: req.url ?? '/', signal: route.waits ? abortOnClose(res) : undefined },
             ctx,
         );
         const result = answer instanceof Promise ? await answer : answer;

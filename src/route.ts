@@ -15,6 +15,8 @@ export interface RouteRequest {
     remoteAddress: string;
     /** The prefix the request came in under (`''` or `/rest-api`), for links back to this server. */
     prefix: string;
+    /** The path and query as the client sent them, for links to the next page. */
+    url: string;
     /** Aborted when the client goes away; only for routes marked `waits`. */
     signal?: AbortSignal;
 }

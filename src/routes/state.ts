@@ -5,6 +5,8 @@ import { waitTimeout } from '../lib/ack-waiter';
 import { adapterCall } from '../lib/adapter-errors';
 import { peekState, readState as readCachedState } from '../lib/cached-reads';
 import { convertBodyValue, convertText } from '../lib/state-value';
+import { STATE_FIELDS } from '../lib/bulk-states';
+import { listingParams, listingReply, MAX_PAGE } from '../lib/listing-pages';
 import { visibleStates } from '../lib/read-access';
 import { peekStateId, resolveStateId, splitIds } from '../lib/state-id';
 import { peekStateEntry, readStateEntry, toggleState, writeState } from '../lib/states';
@@ -162,13 +164,22 @@ export const listStates = defineRoute({
     summary: 'All states matching a pattern, as a dictionary id → state',
     tag: 'state',
     permission: { type: 'state', operation: 'list' },
-    query: Type.Object({ filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })) }),
-    handler({ query }, ctx) {
+    query: Type.Object({
+        filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'A page of at most this many states, in id order; the next page is in the Link header' })),
+        cursor: Type.Optional(Type.String({ description: 'The next page, as the Link header names it' })),
+        fields: Type.Optional(Type.String({ description: `Only these fields of each state, e.g. val,ack,ts (${STATE_FIELDS.join(', ')})` })),
+    }),
+    handler({ query, url }, ctx) {
         const filter = query.filter || '*';
+        const listing = listingParams(query, 'state');
         if (ctx.user === ADMIN_USER && !ctx.ownerOnly) {
             // the admin sees every state: the same answer for all admin requests, kept coherent
-            return ctx.app.listingCache.peek(filter) ?? adapterCall(ctx.app.listingCache.get(filter), { filter });
+            const cached = ctx.app.listingCache.peek(filter);
+            return cached ? listingReply(cached, listing, url) : adapterCall(ctx.app.listingCache.get(filter), { filter }).then(all => listingReply(all, listing, url));
         }
-        return adapterCall(ctx.storage.getForeignStatesAsync(filter, ctx.callOptions), { filter }).then(states => visibleStates(ctx, states ?? {}, false));
+        return adapterCall(ctx.storage.getForeignStatesAsync(filter, ctx.callOptions), { filter })
+            .then(states => visibleStates(ctx, states ?? {}, false))
+            .then(visible => listingReply(visible, listing, url));
     },
 });

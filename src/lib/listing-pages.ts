@@ -1,0 +1,125 @@
+import { paramsError } from '../parse-params';
+import type { Query } from '../query';
+import { Reply } from '../send';
+import { STATE_FIELDS } from './bulk-states';
+
+/*
+ * Pages and projections of the big listings (`/v1/states`, `/v1/objects`). Without `limit` and
+ * `fields` the answer is exactly what it always was. With `limit` the ids come in ascending order
+ * and the next page is announced in a `Link: <...>; rel="next"` header whose cursor is the last id
+ * of the page: a walk never shows an id twice and never skips one that existed throughout.
+ */
+
+export const MAX_PAGE = 10_000;
+
+/** Top-level members of an object a projection may start from. */
+const OBJECT_ROOTS = ['_id', 'type', 'common', 'native', 'acl', 'from', 'user', 'ts', 'enums'];
+
+interface Listing {
+    limit?: number;
+    after?: string;
+    fields?: string[];
+}
+
+function cursorText(id: string): string {
+    return Buffer.from(JSON.stringify({ after: id }), 'utf8').toString('base64url');
+}
+
+function cursorId(cursor: string): string {
+    try {
+        const after = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')).after;
+        if (typeof after === 'string') {
+            return after;
+        }
+    } catch {
+        // reported below
+    }
+    throw paramsError([{ param: 'cursor', problem: 'is not a cursor of this server (take it from the Link header)' }], ['cursor']);
+}
+
+/** `limit`, `cursor` and `fields` of a listing request; `kind` says which fields exist. */
+export function listingParams(query: Query, kind: 'state' | 'object'): Listing {
+    const listing: Listing = {};
+    if (query.limit !== undefined) {
+        const limit = Number(query.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+            throw paramsError([{ param: 'limit', problem: `must be an integer from 1 to ${MAX_PAGE}` }], ['limit']);
+        }
+        listing.limit = limit;
+    }
+    if (query.cursor !== undefined && query.cursor !== null) {
+        if (listing.limit === undefined) {
+            throw paramsError([{ param: 'cursor', problem: 'needs limit' }], ['cursor', 'limit']);
+        }
+        listing.after = cursorId(query.cursor);
+    }
+    if (query.fields !== undefined) {
+        const fields = String(query.fields ?? '')
+            .split(',')
+            .map(f => f.trim())
+            .filter(Boolean);
+        const known = (field: string): boolean =>
+            kind === 'state' ? (STATE_FIELDS as readonly string[]).includes(field) : OBJECT_ROOTS.includes(field.split('.')[0]) && !field.split('.').some(part => !part);
+        const unknown = fields.filter(f => !known(f));
+        if (!fields.length || unknown.length) {
+            throw paramsError([{ param: 'fields', problem: unknown.length ? `unknown: ${unknown.join(', ')}` : 'names no field' }], ['fields']);
+        }
+        listing.fields = fields;
+    }
+    return listing;
+}
+
+function pick(value: unknown, fields: string[]): unknown {
+    if (!value || typeof value !== 'object') {
+        return value;
+    }
+    const out: Record<string, unknown> = {};
+    for (const field of fields) {
+        const path = field.split('.');
+        let source: unknown = value;
+        for (const part of path) {
+            source = source && typeof source === 'object' ? (source as Record<string, unknown>)[part] : undefined;
+        }
+        if (source === undefined) {
+            continue;
+        }
+        let target = out;
+        for (const part of path.slice(0, -1)) {
+            target = (target[part] ??= {}) as Record<string, unknown>;
+        }
+        target[path[path.length - 1]] = source;
+    }
+    return out;
+}
+
+/**
+ * The answer of a listing: unchanged without `limit`/`fields`; otherwise the page in id order with
+ * the projection, and a `Link` header to the next page. `url` is the request's path and query.
+ */
+export function listingReply<T>(all: Record<string, T>, listing: Listing, url: string): Record<string, T> | Reply {
+    if (listing.limit === undefined && !listing.fields) {
+        return all;
+    }
+    let ids = Object.keys(all);
+    let next: string | undefined;
+    if (listing.limit !== undefined) {
+        ids.sort();
+        const after = listing.after;
+        const from = after === undefined ? 0 : ids.findIndex(id => id > after);
+        ids = from === -1 ? [] : ids.slice(from, from + listing.limit + 1);
+        if (ids.length > listing.limit) {
+            ids = ids.slice(0, listing.limit);
+            next = ids[ids.length - 1];
+        }
+    }
+    const page: Record<string, unknown> = {};
+    for (const id of ids) {
+        page[id] = listing.fields ? pick(all[id], listing.fields) : all[id];
+    }
+    if (next === undefined) {
+        return Reply.json(page);
+    }
+    const link = new URL(url, 'http://x');
+    link.searchParams.set('cursor', cursorText(next));
+    return Reply.json(page, 200, { Link: `<${link.pathname}${link.search}>; rel="next"` });
+}

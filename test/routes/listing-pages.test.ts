@@ -1,0 +1,134 @@
+/*
+ * Pages and projections of /v1/states and /v1/objects against real storage: random page sizes walk
+ * every id exactly once while another client writes and creates states, the last page has no next
+ * link, fields shrink the answer, and every bad parameter is a 422 naming it.
+ */
+import t from 'tap';
+import { startIobroker, type HttpAnswer, type IobFixture } from '../support/iobroker';
+
+let iob: IobFixture;
+const P = '0_userdata.0.pages';
+const COUNT = 300;
+
+t.before(async () => {
+    iob = await startIobroker({ native: { checkInterval: 0 } });
+    for (let i = 0; i < COUNT; i++) {
+        await iob.createState(`${P}.s${String(i).padStart(3, '0')}`, { type: 'number', unit: 'W' }, i);
+    }
+});
+t.teardown(() => iob?.stop());
+
+const next = (res: HttpAnswer): string | undefined => /^<([^>]+)>; rel="next"$/.exec(String(res.headers.link ?? ''))?.[1];
+
+async function walk(first: string, limits: () => number): Promise<{ ids: string[]; pages: number }> {
+    const ids: string[] = [];
+    let url: string | undefined = `${first}&limit=${limits()}`;
+    let pages = 0;
+    while (url) {
+        const res = await iob.request(url);
+        if (res.status !== 200) {
+            throw new Error(`${url}: ${res.status} ${res.text}`);
+        }
+        const keys = Object.keys(res.json);
+        ids.push(...keys);
+        pages++;
+        const following = next(res);
+        // the next page keeps the filter and takes a new size
+        url = following && following.replace(/limit=\d+/, `limit=${limits()}`);
+    }
+    return { ids, pages };
+}
+
+t.test('random page sizes walk every state exactly once while another client writes and creates', async t => {
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const before = Object.keys((await iob.request(`/v1/states?filter=${P}.*`)).json);
+    let writing = true;
+    let created = 0;
+    const writer = (async () => {
+        for (let i = 0; writing; i++) {
+            await iob.storage.states.setStateAsync(`${P}.s${String(i % COUNT).padStart(3, '0')}`, { val: 1000 + i, ack: true, from: 'system.adapter.other.0' });
+            if (i % 10 === 0) {
+                await iob.createState(`${P}.new${String(created++).padStart(3, '0')}`, { type: 'number' }, 0);
+            }
+        }
+    })();
+    for (let round = 0; round < 3; round++) {
+        const { ids, pages } = await walk(`/v1/states?filter=${P}.*`, () => 1 + Math.floor(random() * 60));
+        t.equal(new Set(ids).size, ids.length, `round ${round}: no id twice (${pages} pages)`);
+        t.same(before.filter(id => !ids.includes(id)), [], `round ${round}: none skipped that existed throughout`);
+        t.same(ids, [...ids].sort(), 'ascending ids');
+    }
+    writing = false;
+    await writer;
+    t.ok(created > 0, `${created} states created meanwhile`);
+});
+
+t.test('pages: the last has no next link; without limit nothing changes; objects page too', async t => {
+    const whole = await iob.request(`/v1/states?filter=${P}.s*`);
+    t.notOk(whole.headers.link, 'no link without limit');
+    let res = await iob.request(`/v1/states?filter=${P}.s*&limit=${COUNT}`);
+    t.equal(Object.keys(res.json).length, COUNT);
+    t.notOk(res.headers.link, 'everything fit: no next page');
+    res = await iob.request(`/v1/states?filter=${P}.s*&limit=100`);
+    t.same(Object.keys(res.json), Object.keys(whole.json).sort().slice(0, 100));
+    t.match(next(res), /^\/v1\/states\?filter=.*&limit=100&cursor=/);
+    res = await iob.request(`/rest-api/v1/objects?filter=${P}.s*&limit=120`);
+    t.equal(Object.keys(res.json).length, 120);
+    t.match(next(res), /^\/rest-api\/v1\/objects\?/, 'the link keeps the prefix it came in under');
+    const second = await iob.request(next(res)!);
+    t.equal(Object.keys(second.json)[0], `${P}.s120`);
+});
+
+t.test('fields: states and objects shrink to what was asked', async t => {
+    let res = await iob.request(`/v1/states?filter=${P}.s00*&fields=val,ack`);
+    t.same(res.json[`${P}.s001`], { val: (await iob.storage.states.getStateAsync(`${P}.s001`)).val, ack: true });
+    res = await iob.request(`/v1/objects?filter=${P}.s00*&fields=common.name,common.unit,type`);
+    t.same(res.json[`${P}.s001`], { common: { name: 's001', unit: 'W' }, type: 'state' });
+    res = await iob.request(`/v1/objects?filter=${P}.s00*&type=state&fields=_id&limit=3`);
+    t.same(res.json, { [`${P}.s000`]: { _id: `${P}.s000` }, [`${P}.s001`]: { _id: `${P}.s001` }, [`${P}.s002`]: { _id: `${P}.s002` } });
+});
+
+t.test('bad parameters: 422 naming them', async t => {
+    const cases: Array<[string, string]> = [
+        [`/v1/states?filter=${P}.*&limit=0`, 'limit'],
+        [`/v1/states?filter=${P}.*&limit=10001`, 'limit'],
+        [`/v1/states?filter=${P}.*&limit=ten`, 'limit'],
+        [`/v1/states?filter=${P}.*&limit=5&cursor=garbage`, 'cursor'],
+        [`/v1/states?filter=${P}.*&cursor=${Buffer.from('{"after":"x"}').toString('base64url')}`, 'cursor'],
+        [`/v1/states?filter=${P}.*&fields=val,colour`, 'fields'],
+        [`/v1/objects?filter=${P}.*&fields=common.name,secretThing`, 'fields'],
+        [`/v1/objects?filter=${P}.*&fields=`, 'fields'],
+    ];
+    for (const [url, param] of cases) {
+        const res = await iob.request(url);
+        t.equal(res.status, 422, url);
+        t.ok(res.json.details?.some((d: { param: string }) => d.param === param), `${url} names ${param}`);
+    }
+});
+
+t.test('a limited user pages through only what it may read', async t => {
+    const other = await startIobroker({ native: { auth: true, checkInterval: 0 } });
+    t.teardown(() => other.stop());
+    await other.createUser('pager', { state: { read: true, list: true }, object: { read: true, list: true } }, 'p');
+    for (let i = 0; i < 40; i++) {
+        const id = `${P}.g${String(i).padStart(2, '0')}`;
+        await other.storage.objects.setObjectAsync(id, {
+            _id: id,
+            type: 'state',
+            common: { name: id, type: 'number', role: 'value', read: true, write: true },
+            native: {},
+            acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x664, state: i % 2 ? 0x600 : 0x664 },
+        });
+        await other.storage.states.setStateAsync(id, { val: i, ack: true, from: 'system.adapter.test.0' });
+    }
+    const headers = { Authorization: `Basic ${Buffer.from('pager:p').toString('base64')}` };
+    const ids: string[] = [];
+    let url: string | undefined = `/v1/states?filter=${P}.g*&limit=7`;
+    while (url) {
+        const res = await other.request(url, { headers });
+        ids.push(...Object.keys(res.json));
+        url = next(res);
+    }
+    t.same(ids, Array.from({ length: 20 }, (_, i) => `${P}.g${String(i * 2).padStart(2, '0')}`), 'the readable half, each once');
+});
