@@ -55,6 +55,8 @@ export function scrub(event: SentryEvent): SentryEvent {
     delete event.request;
     delete event.extra;
     delete event.server_name;
+    // Sentry's http integration names the transaction after the raw path (ids, user names)
+    delete event.transaction;
     event.breadcrumbs = [];
     if (event.user) {
         // the installation's uuid that the plugin sets, never a user name or address

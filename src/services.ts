@@ -66,14 +66,17 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         retryBaseMs: config.hookRetryMs,
     };
     const acls = new AclCache(async () => Object.values((await storage.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
-    const { sourceFor } = new EventAccess(feed, acls, id => storage.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
+    const access = new EventAccess(feed, acls, id => storage.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
     const barrierId = `${namespace}.cacheBarrier`;
     const stateBarrier = sharedBarrier(() => storage.subscribeForeignStatesAsync(barrierId));
     const objectBarrier = sharedBarrier(() => storage.subscribeForeignObjectsAsync(barrierId));
     // without a link (inside the web adapter) the caches trust js-controller's reconnects
     const connected = (): boolean => link?.up !== false;
+    const { sourceFor } = access;
     link?.on('change', () => {
-        // notifications published while disconnected are lost: nothing cached can be trusted
+        // notifications published while disconnected are lost: nothing cached can be trusted, rights neither
+        acls.invalidate();
+        access.forget();
         stateCache.clear();
         objectCache.clear();
         listingCache.clear();

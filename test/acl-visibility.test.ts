@@ -186,6 +186,18 @@ async function checkListings(t: Test, user: User): Promise<void> {
     const room = res.json.find((e: { _id: string }) => e._id === 'enum.rooms.acltest');
     t.same(sorted(room.common.members), sorted(stateObjects), `${user}: /v1/enum/rooms members`);
 
+    // single subscriptions answer the object or state: the same rule as a single read
+    const hiddenObject = ids.find(id => !objects.includes(id))!;
+    await as(user, `/v1/polling?sid=single-${user}&connect&timeout=100`);
+    let single = await as(user, `/v1/object/${hiddenObject}/subscribe?sid=single-${user}`, { method: 'POST', body: { method: 'polling' } });
+    t.equal(single.status, 403, `${user}: subscribing to an object it may not read is refused`);
+    t.notOk(single.text.includes('"common"'), 'and answers no object');
+    single = await as(user, `/v1/state/${forbidden}/subscribe?sid=single-${user}`, { method: 'POST', body: { method: 'polling' } });
+    t.equal(single.status, 403, `${user}: subscribing to a state it may not read is refused`);
+    single = await as(user, `/v1/state/${states[0]}/subscribe?sid=single-${user}`, { method: 'POST', body: { method: 'polling' } });
+    t.equal(single.status, 200, `${user}: a readable state can be subscribed`);
+    await as(user, `/v1/state/${states[0]}/subscribe?sid=single-${user}`, { method: 'DELETE', body: { method: 'polling' } });
+
     // history: refused for what the user may not read, through every door
     const readableId = states[0];
     for (const [id, allowed] of [
@@ -197,10 +209,11 @@ async function checkListings(t: Test, user: User): Promise<void> {
             await as(user, '/v1/command/getHistory', { method: 'POST', body: { id, options: { instance: 'history.0' } } }),
             await as(user, '/v1/command/sendTo', { method: 'POST', body: { adapterInstance: 'history.0', command: 'getHistory', message: { id }, timeout: 2000 } }),
             await as(user, '/v1/sendto/history.0', { method: 'POST', body: { message: 'getHistory', data: { id } } }),
+            await as(user, '/v1/command/sendTo', { method: 'POST', body: { adapterInstance: 'history.0', command: 'storeState', message: [{ id, state: { val: 1 } }], timeout: 2000 } }),
         ];
         t.same(
             routes.map(r => r.status === 403),
-            [!allowed, !allowed, !allowed, !allowed],
+            [!allowed, !allowed, !allowed, !allowed, !allowed],
             `${user}: history of ${allowed ? 'a readable' : 'a forbidden'} state (${routes.map(r => r.status).join(', ')})`,
         );
     }

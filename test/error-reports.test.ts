@@ -109,6 +109,7 @@ t.test('scrubbing: no request, breadcrumbs, variables, secrets, values or user n
         breadcrumbs: [{ message: 'GET http://127.0.0.1/?token=x' }],
         extra: { body: SECRET },
         server_name: 'my-house',
+        transaction: 'GET /v1/object/system.user.bob',
         user: { id: 'uuid-1', username: 'bob', ip_address: '192.168.1.2' },
         exception: { values: [{ value: `bad '${SECRET}'`, stacktrace: { frames: [{ vars: { secret: SECRET } }] } }] },
     });

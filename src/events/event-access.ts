@@ -76,6 +76,11 @@ export class EventAccess {
         return mayReadState(acl, id, objectAcl ? { acl: objectAcl } : null, this.ownerOnly);
     }
 
+    /** Forgets every object ACL, e.g. after a storage outage in which changes went unnotified. */
+    forget(): void {
+        this.objectAcls.clear();
+    }
+
     private objectAcl(id: string): Promise<ObjectAcl | null> {
         let cached = this.objectAcls.get(id);
         if (!cached) {

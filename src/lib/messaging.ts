@@ -42,8 +42,7 @@ export async function assertInstanceAlive(ctx: RequestContext, name: string): Pr
  * caller must be allowed to read each of them, as `getHistory` requires.
  */
 export async function assertMessageReadable(ctx: RequestContext, name: string, message: unknown): Promise<void> {
-    const raw = message && typeof message === 'object' ? (message as { id?: unknown }).id : undefined;
-    const ids = (Array.isArray(raw) ? raw : [raw]).filter((id): id is string => typeof id === 'string' && id !== '');
+    const ids = namedIds(message);
     if (!ids.length) {
         return;
     }
@@ -53,6 +52,21 @@ export async function assertMessageReadable(ctx: RequestContext, name: string, m
             await assertMayReadState(ctx, id);
         }
     }
+}
+
+/** The state ids a history message names: `id` (one or a list), or a list of ids or of `{id}` (storeState's list form). */
+function namedIds(message: unknown): string[] {
+    const items = Array.isArray(message) ? message : [message];
+    const ids: unknown[] = [];
+    for (const item of items) {
+        if (typeof item === 'string' && Array.isArray(message)) {
+            ids.push(item);
+        } else if (item && typeof item === 'object') {
+            const id = (item as { id?: unknown }).id;
+            ids.push(...(Array.isArray(id) ? id : [id]));
+        }
+    }
+    return ids.filter((id): id is string => typeof id === 'string' && id !== '');
 }
 
 /** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */

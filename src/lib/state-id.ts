@@ -46,7 +46,7 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
     if (!byName) {
         throw new HttpError('NOT_FOUND', 'ID not found', { id: idOrName });
     }
-    const named = await ctx.storage.getForeignObjectAsync(byName, ctx.callOptions).catch(() => null);
+    const named = await readObject(ctx, byName).catch(() => null);
     return { id: byName, obj: named ?? null };
 }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { isPattern } from '../lib/pattern';
-import { adapterCall } from '../lib/adapter-errors';
+import { readObject, readState } from '../lib/cached-reads';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { EVENT_BODY } from '../events/schemas';
@@ -46,14 +46,15 @@ async function subscribeOne(req: RouteRequest, ctx: RequestContext, kind: 'state
     if (isPattern(id)) {
         throw new HttpError('NOT_FOUND', 'Use the pattern routes for patterns', context);
     }
-    const obj = await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), context);
+    // with the caller's rights: js-controller's getForeignObject checks none
+    const obj = await readObject(ctx, id, context);
     if (!obj) {
         throw new HttpError('NOT_FOUND', 'object not found', { ...context, url: param(req, 'url') });
     }
     if (kind === 'state' && obj.type !== 'state') {
         throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', { ...context, type: obj.type, url: param(req, 'url') });
     }
-    const state = kind === 'state' ? await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), context) : null;
+    const state = kind === 'state' ? await readState(ctx, id) : null;
     const target = (await subscriptionTarget(req, ctx, true))!;
     const subscription = await target.set.add(kind, id, kind === 'state' ? filterOf(req) : {});
     if (state) {
