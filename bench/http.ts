@@ -58,7 +58,23 @@ export function load(url: string, scenario: Scenario, seconds: number, extra: Re
     });
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** What a table row shows of some rounds against the adapter and the bare server: medians. */
+export type RoundFigures = Omit<ScenarioFigures, 'scenario'>;
+
+export function roundFigures(ours: LoadResult[], bare: LoadResult[]): RoundFigures {
+    const rps = median(ours.map(r => r.rps));
+    const bareRps = median(bare.map(r => r.rps));
+    return {
+        rps: Math.round(rps),
+        bareRps: Math.round(bareRps),
+        ratio: Math.round((rps / bareRps) * 100) / 100,
+        p50Ms: median(ours.map(r => r.p50)),
+        p99Ms: median(ours.map(r => r.p99)),
+        non2xx: ours.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
+    };
+}
 
 export interface ScenarioFigures {
     scenario: string;
@@ -85,17 +101,7 @@ export async function measureHttp(rt: BenchRuntime, bareUrl: string, seconds: nu
             bare.push(await load(bareUrl + scenario.path, scenario, seconds));
             ours.push(await load(rt.baseUrl + scenario.path, scenario, seconds));
         }
-        const rps = median(ours.map(r => r.rps));
-        const bareRps = median(bare.map(r => r.rps));
-        figures.push({
-            scenario: scenario.name,
-            rps: Math.round(rps),
-            bareRps: Math.round(bareRps),
-            ratio: Math.round((rps / bareRps) * 100) / 100,
-            p50Ms: median(ours.map(r => r.p50)),
-            p99Ms: median(ours.map(r => r.p99)),
-            non2xx: ours.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
-        });
+        figures.push({ scenario: scenario.name, ...roundFigures(ours, bare) });
     }
     return figures;
 }

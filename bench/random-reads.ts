@@ -4,21 +4,11 @@
  * The states are written through js-controller's own clients, many at a time, not over HTTP.
  */
 import type { BenchRuntime } from './fixture';
-import { load, type LoadResult } from './http';
+import { load, roundFigures, type LoadResult, type RoundFigures } from './http';
 
-export interface RandomReadFigures {
-    states: number;
-    rps: number;
-    bareRps: number;
-    ratio: number;
-    p50Ms: number;
-    p99Ms: number;
-    non2xx: number;
-    adapterRssMB: number;
-}
+export type RandomReadFigures = { states: number } & RoundFigures & { adapterRssMB: number };
 
 const PREFIX = 'benchrandom.0.s';
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function populate(rt: BenchRuntime, from: number, to: number): Promise<void> {
     const { objects, states } = rt.storage;
@@ -46,18 +36,7 @@ export async function measureRandomReads(rt: BenchRuntime, bareUrl: string, size
             bare.push(await load(`${bareUrl}/`, scenario, seconds));
             ours.push(await load(`${rt.baseUrl}/`, scenario, seconds, random));
         }
-        const rps = median(ours.map(r => r.rps));
-        const bareRps = median(bare.map(r => r.rps));
-        figures.push({
-            states: count,
-            rps: Math.round(rps),
-            bareRps: Math.round(bareRps),
-            ratio: Math.round((rps / bareRps) * 100) / 100,
-            p50Ms: median(ours.map(r => r.p50)),
-            p99Ms: median(ours.map(r => r.p99)),
-            non2xx: ours.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
-            adapterRssMB: Math.round(rt.adapterRss()),
-        });
+        figures.push({ states: count, ...roundFigures(ours, bare), adapterRssMB: Math.round(rt.adapterRss()) });
     }
     return figures;
 }
