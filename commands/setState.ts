@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { convertBodyValue } from '../src/lib/state-value';
-import { writeState } from '../src/lib/states';
+import { stateCommon, writeState } from '../src/lib/states';
 
 export default defineCommand({
     name: 'setState',
@@ -18,7 +18,7 @@ export default defineCommand({
     envelope: 'result',
     async handler({ id, state, ack }, ctx) {
         const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions);
-        const type = obj?.type === 'state' ? (obj.common as ioBroker.StateCommon).type : undefined;
+        const type = stateCommon(obj)?.type;
         const settable: ioBroker.SettableState =
             state !== null && typeof state === 'object' ? { ...(state as ioBroker.SettableState) } : { val: state };
         if ('val' in settable) {

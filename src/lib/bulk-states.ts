@@ -1,9 +1,8 @@
 import { HttpError, toErrorBody } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { readState } from './cached-reads';
-import { convertBodyValue } from './state-value';
-import { resolveStateId } from './state-id';
-import { writeState } from './states';
+import { projection, STATE_FIELDS, unknownFields } from './listing-pages';
+import { patchState } from './states';
 
 /** The most ids one bulk request may name. */
 export const MAX_BULK_IDS = 10_000;
@@ -11,9 +10,6 @@ export const MAX_BULK_IDS = 10_000;
 const PARALLEL = 16;
 
 export type BulkAnswer = Record<string, Record<string, unknown>>;
-
-/** The fields a state has; `fields` may pick from these. */
-export const STATE_FIELDS = ['val', 'ack', 'ts', 'lc', 'from', 'q', 'user', 'c', 'expire'] as const;
 
 function failure(err: unknown): Record<string, unknown> {
     const { status, body } = toErrorBody(err);
@@ -37,10 +33,15 @@ export function bulkEntries(body: unknown, what: string): Array<[string, unknown
         throw new HttpError('INVALID_PARAMS', `${what} must be a JSON object {"<id>": <value or {val, ack, ...}>, ...}`);
     }
     const entries = Object.entries(body);
-    if (entries.length > MAX_BULK_IDS) {
-        throw new HttpError('PAYLOAD_TOO_LARGE', `At most ${MAX_BULK_IDS} ids per request, not ${entries.length}`);
-    }
+    assertBulkSize(entries.length);
     return entries;
+}
+
+/** 413 beyond MAX_BULK_IDS ids. */
+export function assertBulkSize(count: number): void {
+    if (count > MAX_BULK_IDS) {
+        throw new HttpError('PAYLOAD_TOO_LARGE', `At most ${MAX_BULK_IDS} ids per request, not ${count}`);
+    }
 }
 
 /**
@@ -54,13 +55,10 @@ export async function writeStates(ctx: RequestContext, entries: Array<[string, u
     await eachLimited([...values.keys()], async key => {
         const given = values.get(key);
         try {
-            const { id, obj } = await resolveStateId(ctx, key);
             // a state object when it carries `val`, otherwise the value itself (also an object for json states)
-            const state = (given && typeof given === 'object' && !Array.isArray(given) && 'val' in given ? { ...given } : { val: given }) as ioBroker.SettableState;
-            const type = obj?.type === 'state' ? (obj.common as ioBroker.StateCommon).type : undefined;
-            state.val = convertBodyValue(state.val, type, id) as ioBroker.StateValue;
-            await writeState(ctx, id, state, 0);
-            answer[key] = { val: state.val, ack: !!state.ack };
+            const state = (given && typeof given === 'object' && !Array.isArray(given) && 'val' in given ? given : { val: given }) as ioBroker.SettableState;
+            const written = await patchState(ctx, key, state, 0);
+            answer[key] = { val: written.val, ack: !!written.ack };
         } catch (err) {
             failed++;
             answer[key] = failure(err);
@@ -82,7 +80,7 @@ export function stateFields(fields: unknown): string[] | undefined {
     if (!Array.isArray(fields) || fields.some(f => typeof f !== 'string')) {
         throw new HttpError('INVALID_PARAMS', 'fields must be an array of field names', { details: [{ param: 'fields', problem: 'must be an array of strings' }] });
     }
-    const unknown = fields.filter(f => !(STATE_FIELDS as readonly string[]).includes(f));
+    const unknown = unknownFields(fields, 'state');
     if (unknown.length) {
         throw new HttpError('INVALID_PARAMS', `Unknown fields: ${unknown.join(', ')}`, { details: [{ param: 'fields', problem: `unknown: ${unknown.join(', ')}; known: ${STATE_FIELDS.join(', ')}` }] });
     }
@@ -99,7 +97,7 @@ export async function readStatesById(ctx: RequestContext, ids: string[], fields:
             if (!state) {
                 throw new HttpError('NOT_FOUND', 'not found', { id });
             }
-            answer[id] = fields ? Object.fromEntries(fields.filter(f => f in state).map(f => [f, (state as unknown as Record<string, unknown>)[f]])) : { ...state };
+            answer[id] = (fields ? projection(state, fields) : { ...state }) as Record<string, unknown>;
         } catch (err) {
             answer[id] = failure(err);
         }

@@ -1,7 +1,6 @@
 import { paramsError } from '../parse-params';
 import type { Query } from '../query';
 import { Reply } from '../send';
-import { STATE_FIELDS } from './bulk-states';
 
 /*
  * Pages and projections of the big listings (`/v1/states`, `/v1/objects`). Without `limit` and
@@ -11,6 +10,9 @@ import { STATE_FIELDS } from './bulk-states';
  */
 
 export const MAX_PAGE = 10_000;
+
+/** The fields a state has; `fields` may pick from these. */
+export const STATE_FIELDS = ['val', 'ack', 'ts', 'lc', 'from', 'q', 'user', 'c', 'expire'] as const;
 
 /** Top-level members of an object a projection may start from. */
 const OBJECT_ROOTS = ['_id', 'type', 'common', 'native', 'acl', 'from', 'user', 'ts', 'enums'];
@@ -58,9 +60,7 @@ export function listingParams(query: Query, kind: 'state' | 'object'): Listing {
             .split(',')
             .map(f => f.trim())
             .filter(Boolean);
-        const known = (field: string): boolean =>
-            kind === 'state' ? (STATE_FIELDS as readonly string[]).includes(field) : OBJECT_ROOTS.includes(field.split('.')[0]) && !field.split('.').some(part => !part);
-        const unknown = fields.filter(f => !known(f));
+        const unknown = unknownFields(fields, kind);
         if (!fields.length || unknown.length) {
             throw paramsError([{ param: 'fields', problem: unknown.length ? `unknown: ${unknown.join(', ')}` : 'names no field' }], ['fields']);
         }
@@ -69,7 +69,15 @@ export function listingParams(query: Query, kind: 'state' | 'object'): Listing {
     return listing;
 }
 
-function pick(value: unknown, fields: string[]): unknown {
+/** The fields no state has (`state`), or the paths that start nowhere in an object (`object`). */
+export function unknownFields(fields: string[], kind: 'state' | 'object'): string[] {
+    const known = (field: string): boolean =>
+        kind === 'state' ? (STATE_FIELDS as readonly string[]).includes(field) : OBJECT_ROOTS.includes(field.split('.')[0]) && !field.split('.').some(part => !part);
+    return fields.filter(f => !known(f));
+}
+
+/** Only the named fields (dotted paths) of a state or object; missing ones are left out. */
+export function projection(value: unknown, fields: string[]): unknown {
     if (!value || typeof value !== 'object') {
         return value;
     }
@@ -114,7 +122,7 @@ export function listingReply<T>(all: Record<string, T>, listing: Listing, url: s
     }
     const page: Record<string, unknown> = {};
     for (const id of ids) {
-        page[id] = listing.fields ? pick(all[id], listing.fields) : all[id];
+        page[id] = listing.fields ? projection(all[id], listing.fields) : all[id];
     }
     if (next === undefined) {
         return Reply.json(page);

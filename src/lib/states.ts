@@ -4,6 +4,7 @@ import { adapterCall } from './adapter-errors';
 import { peekState, readState, readStateOf, uncachable } from './cached-reads';
 import { writeAndWaitForAck } from './ack-waiter';
 import { peekStateId, resolveStateId, type ResolvedState } from './state-id';
+import { convertBodyValue } from './state-value';
 import { toggledValue } from './toggle';
 
 /** One entry of `GET /v1/state/:ids`: the state plus `id`, merged with the object for `withInfo`. */
@@ -35,6 +36,21 @@ function stateEntry(id: string, obj: ioBroker.Object | null, state: ioBroker.Sta
     return entry;
 }
 
+/** The common part of a state object; undefined for no object or another type. */
+export function stateCommon(obj: ioBroker.Object | null | undefined): Partial<ioBroker.StateCommon> | undefined {
+    return obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
+}
+
+/** One PATCH: the id or name resolved, `val` converted by the state's type, written with the caller's rights. */
+export async function patchState(ctx: RequestContext, idOrName: string, body: ioBroker.SettableState, timeoutMs: number): Promise<Record<string, unknown>> {
+    const { id, obj } = await resolveStateId(ctx, idOrName);
+    const state = { ...body };
+    if ('val' in state) {
+        state.val = convertBodyValue(state.val, stateCommon(obj)?.type, id) as ioBroker.StateValue;
+    }
+    return writeState(ctx, id, state, timeoutMs);
+}
+
 export interface WriteResult {
     val: unknown;
     id: string;
@@ -60,8 +76,7 @@ export async function toggleState(ctx: RequestContext, resolved: ResolvedState, 
     if (!current) {
         throw new HttpError('NOT_FOUND', 'State not initiated', { id });
     }
-    const common = obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
-    const val = toggledValue(current.val, common, id) as ioBroker.StateValue;
+    const val = toggledValue(current.val, stateCommon(obj) as ioBroker.StateCommon | undefined, id) as ioBroker.StateValue;
     const result = await writeState(ctx, id, { val, ack: false }, timeoutMs);
     return timeoutMs > 0 ? result : { val, id };
 }

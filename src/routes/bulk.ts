@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http-error';
-import { bulkEntries, MAX_BULK_IDS, readStatesById, STATE_FIELDS, stateFields, writeStates } from '../lib/bulk-states';
+import { assertBulkSize, bulkEntries, MAX_BULK_IDS, readStatesById, stateFields, writeStates } from '../lib/bulk-states';
+import { STATE_FIELDS } from '../lib/listing-pages';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
 
@@ -43,9 +44,7 @@ export const queryStatesRoute = defineRoute({
         if (!request || typeof request !== 'object' || !Array.isArray(request.ids) || request.ids.some(id => typeof id !== 'string' || !id)) {
             throw new HttpError('INVALID_PARAMS', 'The body must be {"ids": ["<id>", ...], "fields": [...]}', { details: [{ param: 'ids', problem: 'required: an array of ids' }] });
         }
-        if (request.ids.length > MAX_BULK_IDS) {
-            throw new HttpError('PAYLOAD_TOO_LARGE', `At most ${MAX_BULK_IDS} ids per request, not ${request.ids.length}`);
-        }
+        assertBulkSize(request.ids.length);
         return readStatesById(ctx, request.ids as string[], stateFields(request.fields));
     },
 });

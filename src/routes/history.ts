@@ -3,6 +3,7 @@ import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
 import { AGGREGATES, historyOptions, historyState, readHistory, storeState } from '../lib/history';
 import { convertBodyValue, convertText } from '../lib/state-value';
+import { stateCommon } from '../lib/states';
 import { paramsError } from '../parse-params';
 import type { RequestContext } from '../request-context';
 import { defineRoute } from '../route';
@@ -79,9 +80,6 @@ export const postHistoryRoute = defineRoute({
         return historyValues(ctx, id, request.options ? bodyObject(request.options) : {});
     },
 });
-
-const stateCommon = (obj: ioBroker.Object | null | undefined): ioBroker.StateCommon | undefined =>
-    obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
 
 export const addHistoryRoute = defineRoute({
     method: 'GET',

@@ -4,12 +4,11 @@ import { HttpError } from '../http-error';
 import { waitTimeout } from '../lib/ack-waiter';
 import { adapterCall } from '../lib/adapter-errors';
 import { peekState, readState as readCachedState } from '../lib/cached-reads';
-import { convertBodyValue, convertText } from '../lib/state-value';
-import { STATE_FIELDS } from '../lib/bulk-states';
-import { listingParams, listingReply, MAX_PAGE } from '../lib/listing-pages';
+import { convertText } from '../lib/state-value';
+import { listingParams, listingReply, MAX_PAGE, STATE_FIELDS } from '../lib/listing-pages';
 import { visibleStates } from '../lib/read-access';
 import { peekStateId, resolveStateId, splitIds } from '../lib/state-id';
-import { peekStateEntry, readStateEntry, toggleState, writeState } from '../lib/states';
+import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState } from '../lib/states';
 import type { Query } from '../query';
 import type { RequestContext } from '../request-context';
 import { defineRoute } from '../route';
@@ -22,10 +21,6 @@ function assertWrite(ctx: RequestContext): void {
     if (!isAllowed(ctx.acl, WRITE)) {
         throw new HttpError('FORBIDDEN', 'permissionError');
     }
-}
-
-function commonOf(obj: ioBroker.Object | null): Partial<ioBroker.StateCommon> | undefined {
-    return obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
 }
 
 const timeoutParam = Type.Optional(
@@ -66,7 +61,7 @@ async function readStates(params: Record<string, string>, query: Query, ctx: Req
     if ('value' in query) {
         assertWrite(ctx);
         const resolved = await resolveStateId(ctx, ids[0]);
-        const val = convertText(query.value ?? '', commonOf(resolved.obj)?.type, resolved.id) as ioBroker.StateValue;
+        const val = convertText(query.value ?? '', stateCommon(resolved.obj)?.type, resolved.id) as ioBroker.StateValue;
         const result = await writeState(ctx, resolved.id, { val, ack: query.ack === 'true' }, timeoutMs);
         return timeoutMs > 0 ? result : { val, id: resolved.id };
     }
@@ -104,12 +99,7 @@ export const updateState = defineRoute({
                 id: params.stateId,
             });
         }
-        const { id, obj } = await resolveStateId(ctx, splitIds(params.stateId)[0] ?? params.stateId);
-        const state = { ...(body as ioBroker.SettableState) };
-        if ('val' in state) {
-            state.val = convertBodyValue(state.val, commonOf(obj)?.type, id) as ioBroker.StateValue;
-        }
-        return writeState(ctx, id, state, waitTimeout(query.timeout));
+        return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body as ioBroker.SettableState, waitTimeout(query.timeout));
     },
 });
 
