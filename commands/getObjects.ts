@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
+import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { visibleObjects } from '../src/lib/read-access';
 
 export default defineCommand({
@@ -10,11 +11,12 @@ export default defineCommand({
         list: Type.Optional(
             Type.Union([Type.Array(Type.String()), Type.String()], { description: 'JSON array of ids, or a pattern; empty = all' }),
         ),
+        ...pageParams('object'),
     }),
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
-    async handler({ list }, ctx) {
+    async handler({ list, ...page }, ctx) {
         const { storage, acl } = ctx;
         if (Array.isArray(list)) {
             const result: Record<string, ioBroker.Object> = {};
@@ -24,11 +26,11 @@ export default defineCommand({
                     result[id] = obj;
                 }
             }
-            return visibleObjects(ctx, result);
+            return commandPage(visibleObjects(ctx, result), page, 'object');
         }
         if (!list && !acl.object.list) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        return visibleObjects(ctx, (await storage.getForeignObjectsAsync(list || '*', ctx.callOptions)) ?? {});
+        return commandPage(visibleObjects(ctx, (await storage.getForeignObjectsAsync(list || '*', ctx.callOptions)) ?? {}), page, 'object');
     },
 });

@@ -128,7 +128,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             const ctx = knownContext() ?? (await context(req, query));
             try {
                 const body = req.method === 'POST' ? await readJsonBody(req, services.config.bodyLimit) : undefined;
-                const reply = commandReply(target.command, query, body, ctx);
+                const reply = commandReply(target.command, query, body, ctx, path);
                 return send(req, res, reply instanceof Promise ? await reply : reply);
             } catch (err) {
                 return fail(req, res, err, place, commandErrorExtra(target.command));

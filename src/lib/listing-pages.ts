@@ -1,5 +1,5 @@
+import { Type } from '@sinclair/typebox';
 import { paramsError } from '../parse-params';
-import type { Query } from '../query';
 import { Reply } from '../send';
 
 /*
@@ -17,7 +17,47 @@ export const STATE_FIELDS = ['val', 'ack', 'ts', 'lc', 'from', 'q', 'user', 'c',
 /** Top-level members of an object a projection may start from. */
 const OBJECT_ROOTS = ['_id', 'type', 'common', 'native', 'acl', 'from', 'user', 'ts', 'enums'];
 
-interface Listing {
+/** The paging parameters of a listing route or command, declared once. */
+export function pageParams(kind: 'state' | 'object') {
+    const what = kind === 'state' ? 'states' : 'objects';
+    return {
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: `A page of at most this many ${what}, in id order; the next page is in the Link header` })),
+        cursor: Type.Optional(Type.String({ description: 'The next page, as the Link header names it' })),
+        fields: Type.Optional(
+            Type.String({
+                description:
+                    kind === 'state'
+                        ? `Only these fields of each state, e.g. val,ack,ts (${STATE_FIELDS.join(', ')})`
+                        : 'Only these members of each object, e.g. common.name,common.role,type',
+            }),
+        ),
+    };
+}
+
+/** One page of a listing and the cursor of the next one (none on the last page). */
+export class Page {
+    constructor(
+        readonly items: Record<string, unknown>,
+        readonly next?: string,
+    ) {}
+
+    /** The `Link` header for the next page: `url` with its cursor replaced. */
+    linkHeader(url: string, params?: Record<string, unknown>): Record<string, string> | undefined {
+        if (this.next === undefined) {
+            return undefined;
+        }
+        const link = new URL(url, 'http://x');
+        for (const [name, value] of Object.entries(params ?? {})) {
+            if (value !== undefined && value !== null) {
+                link.searchParams.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+            }
+        }
+        link.searchParams.set('cursor', cursorText(this.next));
+        return { Link: `<${link.pathname}${link.search}>; rel="next"` };
+    }
+}
+
+export interface Listing {
     limit?: number;
     after?: string;
     fields?: string[];
@@ -39,8 +79,8 @@ function cursorId(cursor: string): string {
     throw paramsError([{ param: 'cursor', problem: 'is not a cursor of this server (take it from the Link header)' }], ['cursor']);
 }
 
-/** `limit`, `cursor` and `fields` of a listing request; `kind` says which fields exist. */
-export function listingParams(query: Query, kind: 'state' | 'object'): Listing {
+/** `limit`, `cursor` and `fields` of a listing request (query text or parsed params); `kind` says which fields exist. */
+export function listingParams(query: Record<string, unknown>, kind: 'state' | 'object'): Listing {
     const listing: Listing = {};
     if (query.limit !== undefined) {
         const limit = Number(query.limit);
@@ -53,7 +93,7 @@ export function listingParams(query: Query, kind: 'state' | 'object'): Listing {
         if (listing.limit === undefined) {
             throw paramsError([{ param: 'cursor', problem: 'needs limit' }], ['cursor', 'limit']);
         }
-        listing.after = cursorId(query.cursor);
+        listing.after = cursorId(String(query.cursor));
     }
     if (query.fields !== undefined) {
         const fields = String(query.fields ?? '')
@@ -100,11 +140,8 @@ export function projection(value: unknown, fields: string[]): unknown {
     return out;
 }
 
-/**
- * The answer of a listing: unchanged without `limit`/`fields`; otherwise the page in id order with
- * the projection, and a `Link` header to the next page. `url` is the request's path and query.
- */
-export function listingReply<T>(all: Record<string, T>, listing: Listing, url: string): Record<string, T> | Reply {
+/** Without `limit`/`fields` the listing itself; otherwise the page in id order with the projection. */
+export function pageOf<T>(all: Record<string, T>, listing: Listing): Record<string, T> | Page {
     if (listing.limit === undefined && !listing.fields) {
         return all;
     }
@@ -120,14 +157,23 @@ export function listingReply<T>(all: Record<string, T>, listing: Listing, url: s
             next = ids[ids.length - 1];
         }
     }
-    const page: Record<string, unknown> = {};
+    const items: Record<string, unknown> = {};
     for (const id of ids) {
-        page[id] = listing.fields ? projection(all[id], listing.fields) : all[id];
+        items[id] = listing.fields ? projection(all[id], listing.fields) : all[id];
     }
-    if (next === undefined) {
-        return Reply.json(page);
-    }
-    const link = new URL(url, 'http://x');
-    link.searchParams.set('cursor', cursorText(next));
-    return Reply.json(page, 200, { Link: `<${link.pathname}${link.search}>; rel="next"` });
+    return new Page(items, next);
+}
+
+/** For listing commands: the page their parsed `limit`/`cursor`/`fields` ask for, or everything. */
+export function commandPage<T>(all: Record<string, T>, params: Record<string, unknown>, kind: 'state' | 'object'): Record<string, T> | Page {
+    return pageOf(all, listingParams(params, kind));
+}
+
+/**
+ * The answer of a listing route: unchanged without `limit`/`fields`; otherwise the page and a
+ * `Link` header to the next one. `url` is the request's path and query.
+ */
+export function listingReply<T>(all: Record<string, T>, listing: Listing, url: string): Record<string, T> | Reply {
+    const page = pageOf(all, listing);
+    return page instanceof Page ? Reply.json(page.items, 200, page.linkHeader(url)) : page;
 }

@@ -1,5 +1,6 @@
 import type { Command } from '../command';
 import { BinaryBody } from '../command';
+import { Page } from '../lib/listing-pages';
 import { HttpError } from '../http-error';
 import type { RawParams } from '../parse-params';
 import type { Query } from '../query';
@@ -18,10 +19,21 @@ function mergeParams(query: Query, body: unknown): RawParams {
     return { ...query, ...(body as RawParams) };
 }
 
-/** Runs a command for `/v1/command/<name>` and wraps the value in the 4.0.2 envelope. */
-export function commandReply(cmd: Command, query: Query, body: unknown, ctx: RequestContext): Reply | Promise<Reply> {
-    const value = runCommand(cmd, mergeParams(query, body), ctx);
-    return value instanceof Promise ? value.then(resolved => envelope(cmd, resolved)) : envelope(cmd, value);
+/**
+ * Runs a command for `/v1/command/<name>` and wraps the value in the 4.0.2 envelope. `path` is the
+ * request's path, for the `Link` to a listing's next page.
+ */
+export function commandReply(cmd: Command, query: Query, body: unknown, ctx: RequestContext, path: string): Reply | Promise<Reply> {
+    const params = mergeParams(query, body);
+    const value = runCommand(cmd, params, ctx);
+    const wrap = (resolved: unknown): Reply => (resolved instanceof Page ? pageEnvelope(cmd, resolved, path, params) : envelope(cmd, resolved));
+    return value instanceof Promise ? value.then(wrap) : wrap(value);
+}
+
+/** A page keeps the command's envelope; the next page is a GET of the same command with its cursor. */
+function pageEnvelope(cmd: Command, page: Page, path: string, params: RawParams): Reply {
+    const reply = envelope(cmd, page.items);
+    return Reply.json(reply.body, reply.status, page.linkHeader(path, params));
 }
 
 function envelope(cmd: Command, value: unknown): Reply {

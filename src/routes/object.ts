@@ -3,7 +3,7 @@ import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
 import { peekObject as peekCachedObject, readObject as readCachedObject } from '../lib/cached-reads';
 import { mergeObject } from '../lib/object-merge';
-import { listingParams, listingReply, MAX_PAGE } from '../lib/listing-pages';
+import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
 import { visibleObjects } from '../lib/read-access';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
@@ -123,9 +123,7 @@ export const listObjectsRoute = defineRoute({
     query: Type.Object({
         filter: Type.Optional(Type.String({ description: 'Pattern, default *' })),
         type: Type.Optional(Type.String({ description: 'Object type, e.g. state, channel, device' })),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'A page of at most this many objects, in id order; the next page is in the Link header' })),
-        cursor: Type.Optional(Type.String({ description: 'The next page, as the Link header names it' })),
-        fields: Type.Optional(Type.String({ description: 'Only these members of each object, e.g. common.name,common.role,type' })),
+        ...pageParams('object'),
     }),
     async handler({ query, url }, ctx) {
         const filter = query.filter || '*';

@@ -5,7 +5,7 @@ import { waitTimeout } from '../lib/ack-waiter';
 import { adapterCall } from '../lib/adapter-errors';
 import { peekState, readState as readCachedState } from '../lib/cached-reads';
 import { convertText } from '../lib/state-value';
-import { listingParams, listingReply, MAX_PAGE, STATE_FIELDS } from '../lib/listing-pages';
+import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
 import { visibleStates } from '../lib/read-access';
 import { peekStateId, resolveStateId, splitIds } from '../lib/state-id';
 import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState } from '../lib/states';
@@ -156,9 +156,7 @@ export const listStates = defineRoute({
     permission: { type: 'state', operation: 'list' },
     query: Type.Object({
         filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'A page of at most this many states, in id order; the next page is in the Link header' })),
-        cursor: Type.Optional(Type.String({ description: 'The next page, as the Link header names it' })),
-        fields: Type.Optional(Type.String({ description: `Only these fields of each state, e.g. val,ack,ts (${STATE_FIELDS.join(', ')})` })),
+        ...pageParams('state'),
     }),
     handler({ query, url }, ctx) {
         const filter = query.filter || '*';

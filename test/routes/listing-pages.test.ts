@@ -132,3 +132,60 @@ t.test('a limited user pages through only what it may read', async t => {
     }
     t.same(ids, Array.from({ length: 20 }, (_, i) => `${P}.g${String(i * 2).padStart(2, '0')}`), 'the readable half, each once');
 });
+
+t.test('listing commands page in their envelope; the Link is a GET of the same command', async t => {
+    const commands: Array<[string, Record<string, unknown>]> = [
+        ['getStates', { pattern: `${P}.s*` }],
+        ['getForeignStates', { pattern: `${P}.s*` }],
+        ['getObjects', { list: `${P}.s*` }],
+        ['getForeignObjects', { pattern: `${P}.s*`, type: 'state' }],
+    ];
+    for (const [name, params] of commands) {
+        const whole = await iob.request(`/v1/command/${name}`, { method: 'POST', body: params });
+        t.notOk(whole.headers.link, `${name}: no link without limit`);
+        const ids: string[] = [];
+        // the first page by POST, the others by the GET the Link names
+        let res = await iob.request(`/v1/command/${name}`, { method: 'POST', body: { ...params, limit: 70 } });
+        for (;;) {
+            t.equal(res.status, 200, name);
+            t.equal(res.json.error, null, `${name}: the envelope stays`);
+            ids.push(...Object.keys(res.json.result));
+            const following = next(res);
+            if (!following) {
+                break;
+            }
+            t.match(following, new RegExp(`^/v1/command/${name}\\?.*limit=70.*&cursor=`));
+            res = await iob.request(following);
+        }
+        t.same(ids, Object.keys(whole.json.result).sort(), `${name}: every id once, ascending`);
+        t.equal(ids.length, COUNT);
+    }
+    const list = [`${P}.s005`, `${P}.s001`, `${P}.s003`];
+    let res = await iob.request(`/v1/command/getObjects?list=${encodeURIComponent(JSON.stringify(list))}&limit=2&fields=_id`);
+    t.same(res.json.result, { [`${P}.s001`]: { _id: `${P}.s001` }, [`${P}.s003`]: { _id: `${P}.s003` } }, 'a list pages too, with fields');
+    res = await iob.request(next(res)!);
+    t.same(res.json.result, { [`${P}.s005`]: { _id: `${P}.s005` } });
+    t.notOk(res.headers.link, 'the last page has no next');
+    res = await iob.request(`/v1/command/getAllObjects?limit=5&fields=type`);
+    t.equal(Object.keys(res.json.result).length, 5);
+    t.ok(next(res), 'getAllObjects pages');
+    res = await iob.request(`/v1/command/getStates?pattern=${P}.s00*&fields=val`);
+    t.same(res.json.result[`${P}.s002`], { val: (await iob.storage.states.getStateAsync(`${P}.s002`)).val }, 'fields without limit');
+});
+
+t.test('listing commands: bad paging parameters are 422 naming them, in the envelope', async t => {
+    const cases: Array<[string, string]> = [
+        [`/v1/command/getStates?pattern=${P}.*&limit=0`, 'limit'],
+        [`/v1/command/getForeignStates?pattern=${P}.*&limit=10001`, 'limit'],
+        [`/v1/command/getObjects?list=${P}.*&limit=2&cursor=nonsense`, 'cursor'],
+        [`/v1/command/getForeignObjects?pattern=${P}.*&cursor=${Buffer.from('{"after":"x"}').toString('base64url')}`, 'cursor'],
+        [`/v1/command/getAllObjects?fields=secretThing`, 'fields'],
+        [`/v1/command/getStates?pattern=${P}.*&fields=val,colour`, 'fields'],
+    ];
+    for (const [url, param] of cases) {
+        const res = await iob.request(url);
+        t.equal(res.status, 422, url);
+        t.ok(res.json.details?.some((d: { param: string }) => d.param === param), `${url} names ${param}`);
+        t.ok(res.json.error, 'an error text');
+    }
+});
