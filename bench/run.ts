@@ -2,13 +2,15 @@
  * `npm run bench`: HTTP hot paths and event fan-out against the embedded runtime and a bare node:http
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
- * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 10000,50000), BENCH_ONLY=http|events|listing|random.
+ * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 10000,50000), BENCH_LARGE (states of the large installation, 50000),
+ * BENCH_ONLY=http|events|listing|random|large; BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureFanOut } from './events';
 import { startRuntime } from './fixture';
 import { measureHttp, startBare, VALUE_ID } from './http';
+import { measureLargeInstall } from './large-install';
 import { measureLimitedListing } from './listing-acl';
 import { measureRandomReads } from './random-reads';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
@@ -38,17 +40,21 @@ async function main(): Promise<void> {
             result.limitedListing = await measureLimitedListing(env('BENCH_LISTING', 10_000));
             console.table([result.limitedListing]);
         }
+        if (!only || only === 'large') {
+            result.largeInstall = await measureLargeInstall(env('BENCH_LARGE', 50_000));
+            console.log(JSON.stringify(result.largeInstall, null, 2));
+        }
         if (!only || only === 'random') {
             const sizes = (process.env.BENCH_RANDOM ?? '10000,50000').split(',').map(Number);
             result.randomReads = await measureRandomReads(rt, bare.baseUrl, sizes, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
             console.table(result.randomReads);
         }
-        if (only !== 'events' && only !== 'listing' && only !== 'random') {
+        if (!only || only === 'http') {
             const http = await measureHttp(rt, bare.baseUrl, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
             result.http = http;
             console.table(http);
         }
-        if (only !== 'http' && only !== 'listing' && only !== 'random') {
+        if (!only || only === 'events') {
             result.events = await measureFanOut(rt, env('BENCH_POLLS', 10_000), env('BENCH_HOOKS', 1000));
             console.log(JSON.stringify(result.events, null, 2));
         }

@@ -1,7 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import type { RequestContext } from '../src/request-context';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { visibleObjects } from '../src/lib/read-access';
+
+/** Every object from `first` to `last` (all when not given), as js-controller's object list has them. */
+async function objectList(ctx: RequestContext, first?: string, last?: string): Promise<Record<string, ioBroker.Object>> {
+    const range = first === undefined ? {} : { startkey: first, endkey: last };
+    const list = await ctx.storage.getObjectListAsync({ ...range, include_docs: true }, ctx.callOptions);
+    const all: Record<string, ioBroker.Object> = {};
+    for (const row of list.rows) {
+        if (row.doc) {
+            all[row.id] = row.doc;
+        }
+    }
+    return visibleObjects(ctx, all);
+}
 
 export default defineCommand({
     name: 'getAllObjects',
@@ -11,14 +25,14 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     adminOnly: true,
-    async handler(page, ctx) {
-        const list = await ctx.storage.getObjectListAsync({ include_docs: true }, ctx.callOptions);
-        const all: Record<string, ioBroker.Object> = {};
-        for (const row of list.rows) {
-            if (row.doc) {
-                all[row.id] = row.doc;
-            }
-        }
-        return commandPage(visibleObjects(ctx, all), page, 'object');
+    handler(page, ctx) {
+        return commandPage(ctx, 'allObjects', page, 'object', {
+            all: () => objectList(ctx),
+            // a page's ids are one range of the sorted ids: one read of that range, then only the kept ids
+            async some(ids) {
+                const range = await objectList(ctx, ids[0], ids[ids.length - 1]);
+                return Object.fromEntries(ids.filter(id => range[id]).map(id => [id, range[id]]));
+            },
+        });
     },
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
-import { visibleObjects } from '../src/lib/read-access';
+import { objectSource } from '../src/lib/listing-sources';
 
 export default defineCommand({
     name: 'getForeignObjects',
@@ -15,10 +15,7 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     adminOnly: true,
-    async handler({ pattern, type, ...page }, ctx) {
-        const objects = type
-            ? await ctx.storage.getForeignObjectsAsync(pattern, type as ioBroker.ObjectType, ctx.callOptions)
-            : await ctx.storage.getForeignObjectsAsync(pattern, ctx.callOptions);
-        return commandPage(visibleObjects(ctx, objects ?? {}), page, 'object');
+    handler({ pattern, type, ...page }, ctx) {
+        return commandPage(ctx, `objects\n${pattern}\n${type ?? ''}`, page, 'object', objectSource(ctx, pattern, type || undefined));
     },
 });

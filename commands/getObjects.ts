@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
+import { objectSource } from '../src/lib/listing-sources';
 import { visibleObjects } from '../src/lib/read-access';
 
 export default defineCommand({
@@ -16,21 +17,23 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
-    async handler({ list, ...page }, ctx) {
-        const { storage, acl } = ctx;
+    handler({ list, ...page }, ctx) {
         if (Array.isArray(list)) {
-            const result: Record<string, ioBroker.Object> = {};
-            for (const id of list) {
-                const obj = await storage.getForeignObjectAsync(id, ctx.callOptions).catch(() => null);
-                if (obj) {
-                    result[id] = obj;
+            const each = async (ids: string[]): Promise<Record<string, ioBroker.Object>> => {
+                const result: Record<string, ioBroker.Object> = {};
+                for (const id of ids) {
+                    const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions).catch(() => null);
+                    if (obj) {
+                        result[id] = obj;
+                    }
                 }
-            }
-            return commandPage(visibleObjects(ctx, result), page, 'object');
+                return visibleObjects(ctx, result);
+            };
+            return commandPage(ctx, `objects\n${JSON.stringify(list)}`, page, 'object', { all: () => each(list), some: each });
         }
-        if (!list && !acl.object.list) {
+        if (!list && !ctx.acl.object.list) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        return commandPage(visibleObjects(ctx, (await storage.getForeignObjectsAsync(list || '*', ctx.callOptions)) ?? {}), page, 'object');
+        return commandPage(ctx, `objects\n${list || '*'}\n`, page, 'object', objectSource(ctx, list || '*', undefined));
     },
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
+import { stateSource } from '../src/lib/listing-sources';
 import { readStatesByPattern, statesPatternParam } from '../src/lib/state-commands';
 
 export default defineCommand({
@@ -10,5 +11,9 @@ export default defineCommand({
     permission: { type: 'state', operation: 'list' },
     effect: 'read',
     envelope: 'result',
-    handler: async ({ pattern, ...page }, ctx) => commandPage(await readStatesByPattern(ctx, pattern), page, 'state'),
+    handler: ({ pattern, ...page }, ctx) =>
+        commandPage(ctx, `states\n${JSON.stringify(pattern ?? '*')}`, page, 'state', {
+            all: () => readStatesByPattern(ctx, pattern),
+            some: stateSource(ctx, '*').some,
+        }),
 });

@@ -8,6 +8,7 @@ import type { PollingRegistry } from './events/polling';
 import type { SseRegistry } from './events/sse';
 import type { ChangeFeed } from './lib/change-feed';
 import type { ListingCache } from './lib/listing-cache';
+import type { ListingWalks } from './lib/listing-walks';
 import type { CoherentCache } from './lib/coherent-cache';
 import type { NameIndex } from './lib/name-index';
 import type { StoragePort } from './storage/port';
@@ -34,6 +35,8 @@ export interface AppServices {
     objectCache: CoherentCache<ioBroker.Object>;
     /** State listings of `prefix*` patterns for the admin. */
     listingCache: ListingCache;
+    /** The ids of paged listing walks, so later pages read only theirs. */
+    listingWalks: ListingWalks;
     /** Resolves once the state notifications published before the call were handled. */
     stateBarrier: () => Promise<void>;
     polling: PollingRegistry;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toErrorBody } from './http-error';
+import { dictionaryText, STREAM_FROM_ENTRIES, writeDictionary, type DictionaryBody } from './stream-json';
 
 /** The writing end of a streamed answer (server-sent events). */
 export interface StreamWriter {
@@ -21,13 +22,25 @@ export class Reply {
     constructor(
         readonly status: number,
         readonly body: unknown,
-        /** `json` serialises the body; `text` and `bytes` send it as given; `stream` writes over time. */
-        readonly kind: 'json' | 'text' | 'bytes' | 'empty' | 'stream',
+        /**
+         * `json` serialises the body; `dictionary` too, but a large one as it goes; `text` and `bytes`
+         * send it as given; `stream` writes over time.
+         */
+        readonly kind: 'json' | 'dictionary' | 'text' | 'bytes' | 'empty' | 'stream',
         readonly headers: Record<string, string> = {},
     ) {}
 
     static json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
         return new Reply(status, body, 'json', headers);
+    }
+
+    /**
+     * A listing `{id: value}`, optionally inside an envelope (`{"error":null,"result":<here>}` is
+     * `before` = `{"error":null,"result":`, `after` = `}`). Large ones are written while serialised.
+     */
+    static dictionary(entries: Record<string, unknown>, headers?: Record<string, string>, before = '', after = ''): Reply {
+        const body: DictionaryBody = { entries, before, after };
+        return new Reply(200, body, 'dictionary', headers);
     }
 
     static text(body: string, contentType: string, status = 200): Reply {
@@ -59,10 +72,16 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     if (res.headersSent || res.destroyed) {
         return;
     }
+    if (reply.kind === 'dictionary' && Object.keys((reply.body as DictionaryBody).entries).length > STREAM_FROM_ENTRIES) {
+        return sendDictionary(req, res, reply);
+    }
     let payload: string | Buffer | undefined;
     const headers: Record<string, string | number> = { ...reply.headers };
     if (reply.kind === 'json') {
         payload = JSON.stringify(reply.body) ?? 'null';
+        headers['Content-Type'] ??= JSON_TYPE;
+    } else if (reply.kind === 'dictionary') {
+        payload = dictionaryText(reply.body as DictionaryBody);
         headers['Content-Type'] ??= JSON_TYPE;
     } else if (reply.kind !== 'empty') {
         payload = reply.body as string | Buffer;
@@ -70,6 +89,16 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     headers['Content-Length'] = payload === undefined ? 0 : Buffer.byteLength(payload);
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+/** A large listing, chunked: no Content-Length, since the length is known only at the end. */
+function sendDictionary(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+    res.writeHead(reply.status, { ...reply.headers, 'Content-Type': JSON_TYPE });
+    if (req.method === 'HEAD') {
+        res.end();
+        return;
+    }
+    writeDictionary(res, reply.body as DictionaryBody).catch(() => res.destroy());
 }
 
 function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): void {

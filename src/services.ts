@@ -12,6 +12,7 @@ import { PollingRegistry } from './events/polling';
 import { SSE_DEFAULTS, SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
 import { CoherentCache } from './lib/coherent-cache';
+import { ListingWalks } from './lib/listing-walks';
 import { ListingCache, type StateListing } from './lib/listing-cache';
 import { sharedBarrier } from './lib/shared-barrier';
 import type { StorageLink } from './storage/link-state';
@@ -129,6 +130,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         stateCache,
         objectCache,
         listingCache,
+        listingWalks: new ListingWalks(),
         stateBarrier,
         polling: new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }),
         hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }),

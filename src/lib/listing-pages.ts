@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { paramsError } from '../parse-params';
+import type { RequestContext } from '../request-context';
+import { firstAfter, type ListingWalks } from './listing-walks';
 import { Reply } from '../send';
 
 /*
@@ -38,7 +40,7 @@ export function pageParams(kind: 'state' | 'object') {
 export class Page {
     constructor(
         readonly items: Record<string, unknown>,
-        readonly next?: string,
+        readonly next?: Cursor,
     ) {}
 
     /** The `Link` header for the next page: `url` with its cursor replaced. */
@@ -59,19 +61,25 @@ export class Page {
 
 export interface Listing {
     limit?: number;
-    after?: string;
+    cursor?: Cursor;
     fields?: string[];
 }
 
-function cursorText(id: string): string {
-    return Buffer.from(JSON.stringify({ after: id }), 'utf8').toString('base64url');
+/** Where the next page starts: after this id, in the kept ids of this walk if it is still there. */
+export interface Cursor {
+    after: string;
+    walk?: string;
 }
 
-function cursorId(cursor: string): string {
+function cursorText(cursor: Cursor): string {
+    return Buffer.from(JSON.stringify(cursor), 'utf8').toString('base64url');
+}
+
+function cursorOf(text: string): Cursor {
     try {
-        const after = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')).after;
-        if (typeof after === 'string') {
-            return after;
+        const { after, walk } = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+        if (typeof after === 'string' && (walk === undefined || typeof walk === 'string')) {
+            return { after, walk };
         }
     } catch {
         // reported below
@@ -93,7 +101,7 @@ export function listingParams(query: Record<string, unknown>, kind: 'state' | 'o
         if (listing.limit === undefined) {
             throw paramsError([{ param: 'cursor', problem: 'needs limit' }], ['cursor', 'limit']);
         }
-        listing.after = cursorId(String(query.cursor));
+        listing.cursor = cursorOf(String(query.cursor));
     }
     if (query.fields !== undefined) {
         const fields = String(query.fields ?? '')
@@ -140,40 +148,62 @@ export function projection(value: unknown, fields: string[]): unknown {
     return out;
 }
 
-/** Without `limit`/`fields` the listing itself; otherwise the page in id order with the projection. */
-export function pageOf<T>(all: Record<string, T>, listing: Listing): Record<string, T> | Page {
-    if (listing.limit === undefined && !listing.fields) {
-        return all;
-    }
-    let ids = Object.keys(all);
-    let next: string | undefined;
-    if (listing.limit !== undefined) {
-        ids.sort();
-        const after = listing.after;
-        const from = after === undefined ? 0 : ids.findIndex(id => id > after);
-        ids = from === -1 ? [] : ids.slice(from, from + listing.limit + 1);
-        if (ids.length > listing.limit) {
-            ids = ids.slice(0, listing.limit);
-            next = ids[ids.length - 1];
+/** Where a listing comes from: all of it, or some ids read now; both only what the caller may read. */
+export interface ListingSource {
+    all(): Promise<Record<string, unknown>> | Record<string, unknown>;
+    some(ids: string[]): Promise<Record<string, unknown>>;
+}
+
+/**
+ * The page a listing request asks for. Without `limit`/`fields` the whole listing; with `limit` the
+ * ids in ascending order. The first page reads everything and keeps the remaining ids for the walk
+ * (src/lib/listing-walks.ts), later pages read only theirs. `walkKey` says who lists what.
+ */
+export async function listingPage(walks: ListingWalks, walkKey: string, listing: Listing, source: ListingSource): Promise<Page> {
+    const { limit, cursor, fields } = listing;
+    if (limit !== undefined && cursor?.walk !== undefined) {
+        const kept = walks.next(cursor.walk, walkKey, cursor.after, limit);
+        if (kept) {
+            const found = kept.ids.length ? await source.some(kept.ids) : {};
+            const ids = kept.ids.filter(id => found[id] !== undefined);
+            return new Page(itemsOf(found, ids, fields), kept.more ? { after: kept.ids[kept.ids.length - 1], walk: cursor.walk } : undefined);
         }
     }
+    const all = await source.all();
+    if (limit === undefined) {
+        return new Page(fields ? itemsOf(all, Object.keys(all), fields) : all);
+    }
+    const sorted = Object.keys(all).sort();
+    const from = cursor === undefined ? 0 : firstAfter(sorted, cursor.after);
+    const ids = sorted.slice(from, from + limit);
+    if (from + limit >= sorted.length) {
+        return new Page(itemsOf(all, ids, fields));
+    }
+    const after = ids[ids.length - 1];
+    // a walk begins (or one that was lost goes on): keep the ids still to come
+    const walk = walks.start(walkKey, sorted.slice(from + limit));
+    return new Page(itemsOf(all, ids, fields), { after, walk });
+}
+
+function itemsOf(from: Record<string, unknown>, ids: string[], fields: string[] | undefined): Record<string, unknown> {
     const items: Record<string, unknown> = {};
     for (const id of ids) {
-        items[id] = listing.fields ? projection(all[id], listing.fields) : all[id];
+        items[id] = fields ? projection(from[id], fields) : from[id];
     }
-    return new Page(items, next);
+    return items;
 }
 
 /** For listing commands: the page their parsed `limit`/`cursor`/`fields` ask for, or everything. */
-export function commandPage<T>(all: Record<string, T>, params: Record<string, unknown>, kind: 'state' | 'object'): Record<string, T> | Page {
-    return pageOf(all, listingParams(params, kind));
+export function commandPage(ctx: RequestContext, walkKey: string, params: Record<string, unknown>, kind: 'state' | 'object', source: ListingSource): Promise<Page> {
+    return listingPage(ctx.app.listingWalks, `${walkKey}\n${ctx.user}\n${ctx.ownerOnly}`, listingParams(params, kind), source);
 }
 
 /**
  * The answer of a listing route: unchanged without `limit`/`fields`; otherwise the page and a
- * `Link` header to the next one. `url` is the request's path and query.
+ * `Link` header to the next one. `url` is the request's path and query. Large answers are written
+ * while they are serialised.
  */
-export function listingReply<T>(all: Record<string, T>, listing: Listing, url: string): Record<string, T> | Reply {
-    const page = pageOf(all, listing);
-    return page instanceof Page ? Reply.json(page.items, 200, page.linkHeader(url)) : page;
+export async function listingReply(ctx: RequestContext, walkKey: string, listing: Listing, url: string, source: ListingSource): Promise<Reply> {
+    const page = await listingPage(ctx.app.listingWalks, `${walkKey}\n${ctx.user}\n${ctx.ownerOnly}`, listing, source);
+    return Reply.dictionary(page.items, page.linkHeader(url));
 }

@@ -30,10 +30,13 @@ export function commandReply(cmd: Command, query: Query, body: unknown, ctx: Req
     return value instanceof Promise ? value.then(wrap) : wrap(value);
 }
 
-/** A page keeps the command's envelope; the next page is a GET of the same command with its cursor. */
+/**
+ * A listing keeps the command's envelope and is written while serialised; the next page is a GET
+ * of the same command with its cursor.
+ */
 function pageEnvelope(cmd: Command, page: Page, path: string, params: RawParams): Reply {
-    const reply = envelope(cmd, page.items);
-    return Reply.json(reply.body, reply.status, page.linkHeader(path, params));
+    const headers = page.linkHeader(path, params);
+    return cmd.envelope === 'result' ? Reply.dictionary(page.items, headers, '{"error":null,"result":', '}') : Reply.dictionary(page.items, headers);
 }
 
 function envelope(cmd: Command, value: unknown): Reply {

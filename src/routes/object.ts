@@ -4,7 +4,7 @@ import { adapterCall } from '../lib/adapter-errors';
 import { peekObject as peekCachedObject, readObject as readCachedObject } from '../lib/cached-reads';
 import { mergeObject } from '../lib/object-merge';
 import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
-import { visibleObjects } from '../lib/read-access';
+import { objectSource } from '../lib/listing-sources';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
 
@@ -125,16 +125,9 @@ export const listObjectsRoute = defineRoute({
         type: Type.Optional(Type.String({ description: 'Object type, e.g. state, channel, device' })),
         ...pageParams('object'),
     }),
-    async handler({ query, url }, ctx) {
+    handler({ query, url }, ctx) {
         const filter = query.filter || '*';
-        const listing = listingParams(query, 'object');
-        const objects = await adapterCall(
-            query.type
-                ? ctx.storage.getForeignObjectsAsync(filter, query.type as ioBroker.ObjectType, ctx.callOptions)
-                : ctx.storage.getForeignObjectsAsync(filter, ctx.callOptions),
-            { filter },
-        );
         // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2
-        return listingReply(visibleObjects(ctx, objects ?? {}), listing, url);
+        return listingReply(ctx, `objects\n${filter}\n${query.type ?? ''}`, listingParams(query, 'object'), url, objectSource(ctx, filter, query.type || undefined));
     },
 });

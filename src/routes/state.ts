@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { ADMIN_USER, isAllowed } from '../acl';
+import { isAllowed } from '../acl';
 import { HttpError } from '../http-error';
 import { waitTimeout } from '../lib/ack-waiter';
-import { adapterCall } from '../lib/adapter-errors';
 import { peekState, readState as readCachedState } from '../lib/cached-reads';
 import { convertText } from '../lib/state-value';
 import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
-import { visibleStates } from '../lib/read-access';
+import { stateSource } from '../lib/listing-sources';
 import { peekStateId, resolveStateId, splitIds } from '../lib/state-id';
 import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState } from '../lib/states';
 import type { Query } from '../query';
@@ -160,14 +159,7 @@ export const listStates = defineRoute({
     }),
     handler({ query, url }, ctx) {
         const filter = query.filter || '*';
-        const listing = listingParams(query, 'state');
-        if (ctx.user === ADMIN_USER && !ctx.ownerOnly) {
-            // the admin sees every state: the same answer for all admin requests, kept coherent
-            const cached = ctx.app.listingCache.peek(filter);
-            return cached ? listingReply(cached, listing, url) : adapterCall(ctx.app.listingCache.get(filter), { filter }).then(all => listingReply(all, listing, url));
-        }
-        return adapterCall(ctx.storage.getForeignStatesAsync(filter, ctx.callOptions), { filter })
-            .then(states => visibleStates(ctx, states ?? {}, false))
-            .then(visible => listingReply(visible, listing, url));
+        // the admin's whole listings come from a coherent cache: the same answer for all admin requests
+        return listingReply(ctx, `states\n${filter}`, listingParams(query, 'state'), url, stateSource(ctx, filter));
     },
 });

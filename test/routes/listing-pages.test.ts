@@ -189,3 +189,25 @@ t.test('listing commands: bad paging parameters are 422 naming them, in the enve
         t.ok(res.json.error, 'an error text');
     }
 });
+
+t.test('large listings are written while serialised: chunked, and the same JSON as a small one would be', async t => {
+    const BIG = 2600;
+    const bigIds = Array.from({ length: BIG }, (_, i) => `${P}.big.x${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < BIG; i += 200) {
+        await Promise.all(bigIds.slice(i, i + 200).map(id => iob.createState(id, { type: 'number' }, i)));
+    }
+    for (const url of [`/v1/states?filter=${P}.big.*`, `/v1/objects?filter=${P}.big.*`, `/v1/command/getStates?pattern=${P}.big.*`]) {
+        const res = await iob.request(url);
+        t.equal(res.status, 200, url);
+        t.equal(res.headers['transfer-encoding'], 'chunked', `${url}: streamed`);
+        t.notOk(res.headers['content-length'], 'no length known in advance');
+        t.equal(res.text, JSON.stringify(res.json), 'exactly what JSON.stringify gives');
+        const listing = url.includes('command') ? res.json.result : res.json;
+        t.same(Object.keys(listing).sort(), bigIds, 'every id');
+        const head = await iob.request(url, { method: 'HEAD' });
+        t.equal(head.status, 200);
+        t.equal(head.text, '', 'HEAD: no body');
+    }
+    const small = await iob.request(`/v1/states?filter=${P}.s00*`);
+    t.ok(small.headers['content-length'], 'small listings keep their Content-Length');
+});
