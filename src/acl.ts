@@ -1,4 +1,8 @@
-import type { Permission } from './command';
+/** Permission in the socket-classes vocabulary, e.g. `{ type: 'state', operation: 'read' }`. */
+export interface Permission {
+    type: 'state' | 'object' | 'file' | 'users' | 'other';
+    operation: string;
+}
 
 export type Operations = Record<string, boolean>;
 

@@ -56,12 +56,12 @@ function withChallenge(err: unknown, route: Route): unknown {
 export function createApp(services: AppServices, routes: readonly Route[]): App {
     const prefixes = servedPrefixes(services.basePath);
     const router = buildRouter(routes, services.commands.values(), prefixes);
-    const anonymous = createContext(services, ANONYMOUS);
+    const anonymous = createContext(services, services.storage, ANONYMOUS);
     // longest first: `/rest-api/v1/` must not be read as a path under the root
     const mounts = prefixes.map(p => p.toLowerCase()).sort((a, b) => b.length - a.length);
 
     async function context(req: IncomingMessage, query: Query): Promise<RequestContext> {
-        return createContext(services, await authenticate(services, req, query));
+        return createContext(services, services.storage, await authenticate(services, req, query));
     }
 
     /**
@@ -70,7 +70,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
      */
     function knownContext(): RequestContext | undefined {
         const acl = !services.config.auth && !services.identify ? services.acls.peek(services.config.defaultUser) : undefined;
-        return acl && createContext(services, acl);
+        return acl && createContext(services, services.storage, acl);
     }
 
     async function unmatched(req: IncomingMessage, path: string, query: Query): Promise<Reply> {

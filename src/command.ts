@@ -1,11 +1,8 @@
 import type { Static, TObject } from '@sinclair/typebox';
+import type { Permission } from './acl';
 import type { RequestContext } from './request-context';
 
-/** Permission in the socket-classes vocabulary, e.g. `{ type: 'state', operation: 'read' }`. */
-export interface Permission {
-    type: 'state' | 'object' | 'file' | 'users' | 'other';
-    operation: string;
-}
+export type { Permission } from './acl';
 
 /**
  * How the return value is wrapped on the wire, as 4.0.2 clients read it:

@@ -1,10 +1,11 @@
 import type { Acl } from './acl';
-import type { AppServices } from './app-services';
+import type { HandlerServices } from './handler-services';
 import type { StoragePort } from './storage/port';
 
 /** What a command or route handler may use; handlers never see `req` or `res`. */
 export interface RequestContext {
-    app: AppServices;
+    /** Caches, event registries and config; not the app itself (its router, commands, docs). */
+    app: HandlerServices;
     /** js-controller, through the one port (src/storage/port.ts). */
     storage: StoragePort;
     user: string;
@@ -19,11 +20,11 @@ export interface RequestContext {
     readonly callOptions: { user: string; limitToOwnerRights?: boolean };
 }
 
-export function createContext(app: AppServices, acl: Acl): RequestContext {
+export function createContext(app: HandlerServices, storage: StoragePort, acl: Acl): RequestContext {
     const ownerOnly = app.config.onlyAllowWhenUserIsOwner;
     return {
         app,
-        storage: app.storage,
+        storage,
         user: acl.user,
         acl,
         ownerOnly,

@@ -1,4 +1,4 @@
-import type { Permission } from '../command';
+import type { Permission } from '../acl';
 
 type Entry = Permission | { type: ''; operation: '' };
 const FREE = { type: '', operation: '' } as const;

@@ -1,0 +1,41 @@
+import type { CredentialChecker } from './auth/credentials';
+import type { Config } from './config';
+import type { HookRegistry } from './events/hook-registry';
+import type { PollingRegistry } from './events/polling';
+import type { SseRegistry } from './events/sse';
+import type { ChangeFeed } from './lib/change-feed';
+import type { CoherentCache } from './lib/coherent-cache';
+import type { ListingCache } from './lib/listing-cache';
+import type { ListingWalks } from './lib/listing-walks';
+import type { NameIndex } from './lib/name-index';
+
+/**
+ * The shared services a command or route handler may use, besides the storage port it gets in its
+ * context. The app's own parts (router, commands, docs, error reports) stay in AppServices.
+ */
+export interface HandlerServices {
+    config: Config;
+    /** Instance namespace, e.g. `rest-api.0`. */
+    namespace: string;
+    credentials: CredentialChecker;
+    feed: ChangeFeed;
+    /** Repeated reads from memory, kept coherent by change notifications (src/lib/coherent-cache.ts). */
+    stateCache: CoherentCache<ioBroker.State>;
+    objectCache: CoherentCache<ioBroker.Object>;
+    /** State listings of `prefix*` patterns for the admin. */
+    listingCache: ListingCache;
+    /** The ids of paged listing walks, so later pages read only theirs. */
+    listingWalks: ListingWalks;
+    /** Resolves once the state notifications published before the call were handled. */
+    stateBarrier: () => Promise<void>;
+    polling: PollingRegistry;
+    hooks: HookRegistry;
+    /** Server-sent event streams of `/v1/events`. */
+    sse: SseRegistry;
+    names: NameIndex;
+    /** Adapter name and version, for `getVersion` and the docs. */
+    adapterName: string;
+    version: string;
+    /** The OpenAPI document, built once at start from routes and commands. */
+    openapi: Record<string, unknown>;
+}
