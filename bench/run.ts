@@ -2,7 +2,7 @@
  * `npm run bench`: HTTP hot paths and event fan-out against the embedded runtime and a bare node:http
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
- * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 10000,50000), BENCH_LARGE (states of the large installation, 50000),
+ * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
  * BENCH_ONLY=http|events|listing|random|large; BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
             console.log(JSON.stringify(result.largeInstall, null, 2));
         }
         if (!only || only === 'random') {
-            const sizes = (process.env.BENCH_RANDOM ?? '10000,50000').split(',').map(Number);
+            const sizes = (process.env.BENCH_RANDOM ?? '1000,10000,50000').split(',').map(Number);
             result.randomReads = await measureRandomReads(rt, bare.baseUrl, sizes, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
             console.table(result.randomReads);
         }

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { connectionCheck } from './connection-check';
+import { FrequencySketch } from './frequency-sketch';
 import type { ChangeFeed, ChangeKind } from './change-feed';
 
 export interface CacheSource<T> {
@@ -30,9 +31,9 @@ interface Entry<T> {
 /** Records kept per kind; the least recently used ones leave first. */
 const MAX_ENTRIES = 2000;
 /**
- * Ids remembered as missed once; an id missed again while remembered proves hot and is admitted. As
- * many as fit in the cache: an id that comes back only after more others than that would be evicted
- * again before it helped.
+ * Ids remembered as missed once; an id missed again while remembered is a candidate for admission.
+ * As many as fit in the cache: an id that comes back only after more others than that would be
+ * evicted again before it helped.
  */
 const MAX_CANDIDATES = MAX_ENTRIES;
 
@@ -46,11 +47,13 @@ const MAX_CANDIDATES = MAX_ENTRIES;
 export class CoherentCache<T> {
     private readonly entries = new Map<string, Entry<T>>();
     /**
-     * Admission: a first miss costs one read, as without a cache; only a second miss fills an entry
-     * (subscribe, read, barrier) and may evict another. Random reads over more ids than fit never
-     * pay for subscriptions they cannot use.
+     * Admission: a first miss costs one read, as without a cache; an id fills an entry (subscribe,
+     * read, barrier) only once it was asked for twice lately, and when the cache is full only if it
+     * is asked for more often than the entry it would evict. Random reads over more ids than fit
+     * never pay for subscriptions they cannot use, and do not push out what is really hot.
      */
     private readonly candidates = new Set<string>();
+    private readonly asked = new FrequencySketch(MAX_ENTRIES);
     private readonly usable = connectionCheck(
         () => this.source.connected(),
         () => this.clear(),
@@ -70,6 +73,7 @@ export class CoherentCache<T> {
         // most recently used last, so eviction takes the oldest
         this.entries.delete(id);
         this.entries.set(id, entry);
+        this.asked.increment(id);
         return entry.value;
     }
 
@@ -108,6 +112,7 @@ export class CoherentCache<T> {
         const all = [...this.entries.values()];
         this.entries.clear();
         this.candidates.clear();
+        this.asked.clear();
         for (const entry of all) {
             void entry.release();
         }
@@ -117,17 +122,24 @@ export class CoherentCache<T> {
         return this.entries.size;
     }
 
-    /** True on the second miss of `id` while it is still remembered. */
+    /**
+     * Counts the miss; true on the second miss of `id` while it is remembered, and, once the cache is
+     * full, only if `id` was asked for more often lately than the entry it would evict.
+     */
     private admit(id: string): boolean {
-        if (this.candidates.delete(id)) {
+        this.asked.increment(id);
+        if (!this.candidates.delete(id)) {
+            if (this.candidates.size >= MAX_CANDIDATES) {
+                // forget the oldest: an id that comes back only that rarely is not hot
+                this.candidates.delete(this.candidates.values().next().value!);
+            }
+            this.candidates.add(id);
+            return false;
+        }
+        if (this.entries.size < MAX_ENTRIES) {
             return true;
         }
-        if (this.candidates.size >= MAX_CANDIDATES) {
-            // forget the oldest: an id that comes back only that rarely is not hot
-            this.candidates.delete(this.candidates.values().next().value!);
-        }
-        this.candidates.add(id);
-        return false;
+        return this.asked.frequency(id) > this.asked.frequency(this.entries.keys().next().value!) + 1;
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {

@@ -72,3 +72,43 @@ t.test('a hot set of 1,000 ids is admitted and served from memory', async t => {
     }
     t.equal(calls.read, reads, 'no read for a cached hot id');
 });
+
+t.test('random reads over 10,000 ids: once full, the cache stops churning (no subscribe and evict per admission)', async t => {
+    const { calls, cache } = counted();
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 30_000; i++) {
+        await cache.get(`s.${Math.floor(random() * 10_000)}`);
+    }
+    await settle();
+    const before = { ...calls };
+    const requests = 30_000;
+    for (let i = 0; i < requests; i++) {
+        await cache.get(`s.${Math.floor(random() * 10_000)}`);
+    }
+    await settle();
+    const subscribed = calls.subscribe - before.subscribe;
+    const misses = calls.read - before.read - subscribed;
+    // a second miss alone would admit about a fifth of the misses here (2,000 of 10,000 ids remembered)
+    t.ok(subscribed < misses * 0.05, `${subscribed} subscriptions for ${misses} misses once full`);
+    t.ok(misses < requests * 0.9, `${requests - misses} of ${requests} answered from memory`);
+});
+
+t.test('a hot set stays cached while random reads over many other ids pass by', async t => {
+    const { cache } = counted();
+    let seed = 3;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 20; round++) {
+        for (let i = 0; i < 500; i++) {
+            await cache.get(`hot.${i}`);
+            await cache.get(`cold.${Math.floor(random() * 50_000)}`);
+            await cache.get(`cold.${Math.floor(random() * 50_000)}`);
+        }
+        await settle();
+    }
+    let cached = 0;
+    for (let i = 0; i < 500; i++) {
+        cached += cache.peek(`hot.${i}`) ? 1 : 0;
+    }
+    t.ok(cached >= 490, `${cached} of 500 hot ids cached`);
+});
