@@ -7,6 +7,7 @@ import type { ChangeFeed } from './lib/change-feed';
 import type { CoherentCache } from './lib/coherent-cache';
 import type { ListingCache } from './lib/listing-cache';
 import type { ListingWalks } from './lib/listing-walks';
+import type { PermissionEntry } from './lib/permissions-table';
 import type { NameIndex } from './lib/name-index';
 
 /**
@@ -36,6 +37,8 @@ export interface HandlerServices {
     /** Adapter name and version, for `getVersion` and the docs. */
     adapterName: string;
     version: string;
+    /** What each served command and route needs (`listPermissions`), derived from both at start. */
+    permissions: Readonly<Record<string, PermissionEntry>>;
     /** The OpenAPI document, built once at start from routes and commands. */
     openapi: Record<string, unknown>;
 }

@@ -21,6 +21,7 @@ import { hookPolicy } from './lib/target-guard';
 import { loadCommands } from './load-commands';
 import { noReports, type ErrorReporter } from './error-reports';
 import { buildOpenApi } from './openapi';
+import { permissionTable } from './lib/permissions-table';
 import { adapterStorage } from './storage/adapter-storage';
 import type { Route } from './route';
 import { restRoutes } from './routes';
@@ -142,6 +143,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         commands: served,
         basePath,
         errors,
+        permissions: permissionTable(served.values(), routes),
         openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth }),
     };
     return { services, routes };

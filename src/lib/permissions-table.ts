@@ -1,61 +1,24 @@
 import type { Permission } from '../acl';
+import type { Command } from '../command';
+import type { Route } from '../route';
 
-type Entry = Permission | { type: ''; operation: '' };
-const FREE = { type: '', operation: '' } as const;
-const p = (type: Permission['type'], operation: string): Permission => ({ type, operation });
+/** What `listPermissions` names for something anyone may call: socket-classes' empty permission. */
+export const FREE = Object.freeze({ type: '', operation: '' } as const);
+export type PermissionEntry = Permission | typeof FREE;
 
-/** socket-classes' COMMANDS_PERMISSIONS: the permission key of each command, as `listPermissions` reports it. */
-export const COMMANDS_PERMISSIONS: Readonly<Record<string, Entry>> = Object.freeze({
-    getObject: p('object', 'read'),
-    getObjects: p('object', 'list'),
-    getObjectView: p('object', 'list'),
-    setObject: p('object', 'write'),
-    requireLog: p('object', 'write'),
-    delObject: p('object', 'delete'),
-    extendObject: p('object', 'write'),
-    getHostByIp: p('object', 'list'),
-    subscribeObjects: p('object', 'read'),
-    unsubscribeObjects: p('object', 'read'),
-    getStates: p('state', 'list'),
-    getState: p('state', 'read'),
-    setState: p('state', 'write'),
-    delState: p('state', 'delete'),
-    createState: p('state', 'create'),
-    subscribe: p('state', 'read'),
-    unsubscribe: p('state', 'read'),
-    getStateHistory: p('state', 'read'),
-    getVersion: FREE,
-    getAdapterName: FREE,
-    addUser: p('users', 'create'),
-    delUser: p('users', 'delete'),
-    addGroup: p('users', 'create'),
-    delGroup: p('users', 'delete'),
-    changePassword: p('users', 'write'),
-    httpGet: p('other', 'http'),
-    cmdExec: p('other', 'execute'),
-    sendTo: p('other', 'sendto'),
-    sendToHost: p('other', 'sendto'),
-    readLogs: p('other', 'execute'),
-    clientSubscribe: p('other', 'sendto'),
-    clientUnsubscribe: p('other', 'sendto'),
-    eventsThreshold: p('other', 'execute'),
-    readDir: p('file', 'list'),
-    createFile: p('file', 'create'),
-    writeFile: p('file', 'write'),
-    readFile: p('file', 'read'),
-    fileExists: p('file', 'read'),
-    deleteFile: p('file', 'delete'),
-    readFile64: p('file', 'read'),
-    writeFile64: p('file', 'write'),
-    unlink: p('file', 'delete'),
-    rename: p('file', 'write'),
-    mkdir: p('file', 'write'),
-    chmodFile: p('file', 'write'),
-    chownFile: p('file', 'write'),
-    subscribeFiles: p('file', 'read'),
-    unsubscribeFiles: p('file', 'read'),
-    authEnabled: FREE,
-    disconnect: FREE,
-    listPermissions: FREE,
-    getUserPermissions: p('object', 'read'),
-});
+/**
+ * The permission of every served command (by name) and documented route (`GET /v1/state/{stateId}`),
+ * as `listPermissions` answers it: derived from the command files and the route table themselves,
+ * so it can never disagree with what is enforced. Commands first, each group in name order.
+ */
+export function permissionTable(commands: Iterable<Command>, routes: readonly Route[]): Readonly<Record<string, PermissionEntry>> {
+    const table: Record<string, PermissionEntry> = {};
+    for (const cmd of [...commands].sort((a, b) => a.name.localeCompare(b.name))) {
+        table[cmd.name] = cmd.permission ?? FREE;
+    }
+    const documented = routes.filter(route => !route.hidden).map(route => [`${route.method} ${route.path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, `{${route.wildcard ?? 'path'}}`)}`, route] as const);
+    for (const [key, route] of documented.sort(([a], [b]) => a.localeCompare(b))) {
+        table[key] = route.permission ?? FREE;
+    }
+    return Object.freeze(table);
+}

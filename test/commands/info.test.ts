@@ -1,4 +1,5 @@
 import t from 'tap';
+import { loadCommands } from '../../src/load-commands';
 import { startIobroker, type IobFixture } from '../support/iobroker';
 
 let iob: IobFixture;
@@ -17,11 +18,30 @@ t.test('getVersion, getAdapterName, getCurrentInstance', async t => {
     t.same(res.json, { error: null, result: 'rest-api.0' });
 });
 
-t.test('listPermissions answers the table with 200', async t => {
+t.test('listPermissions names every command and route with the permission it enforces', async t => {
     const res = await iob.request('/v1/command/listPermissions');
     t.equal(res.status, 200);
-    t.same(res.json.result.getState, { type: 'state', operation: 'read' });
-    t.same(res.json.result.getVersion, { type: '', operation: '' });
+    const table = res.json.result as Record<string, { type: string; operation: string }>;
+    t.same(table.getState, { type: 'state', operation: 'read' });
+    t.same(table.getVersion, { type: '', operation: '' });
+    t.same(table.getObjects, { type: 'object', operation: 'read' }, 'as the command file says (the old hand-made table said list)');
+    t.same(table['GET /v1/state/{stateId}'], { type: 'state', operation: 'read' });
+    const registry = loadCommands();
+    const expected: Record<string, unknown> = {};
+    for (const [name, cmd] of registry) {
+        expected[name] = cmd.permission ?? { type: '', operation: '' };
+    }
+    const doc = (await iob.request('/api-docs/openapi.json')).json;
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { 'x-permission'?: unknown }>>)) {
+        if (path.startsWith('/v1/command/')) {
+            continue;
+        }
+        for (const [method, op] of Object.entries(methods)) {
+            expected[`${method.toUpperCase()} ${path}`] = op['x-permission'] ?? { type: '', operation: '' };
+        }
+    }
+    t.same(table, expected, 'every command of the registry and every documented route, nothing else');
+    t.ok(Object.keys(table).length > 100, `${Object.keys(table).length} entries`);
 });
 
 t.test('getUserPermissions for admin', async t => {
