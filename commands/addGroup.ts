@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { assertValidName, groupId } from '../src/lib/users';
+import { ObjectSchema } from '../src/lib/schemas';
 
 const ops = (names: string[]) => Type.Optional(Type.Object(Object.fromEntries(names.map(n => [n, Type.Optional(Type.Boolean())]))));
 const NONE = { read: false, write: false, delete: false, create: false, list: false };
@@ -28,6 +29,8 @@ export default defineCommand({
     permission: { type: 'users', operation: 'create' },
     effect: 'write',
     envelope: 'result',
+    result: ObjectSchema,
+    errors: [409],
     adminOnly: true,
     async handler({ group, desc, acl }, { storage, callOptions }) {
         assertValidName(group, 'group');

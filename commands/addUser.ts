@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { assertValidName, userId } from '../src/lib/users';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'addUser',
@@ -14,6 +15,8 @@ export default defineCommand({
     permission: { type: 'users', operation: 'create' },
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
+    errors: [409],
     adminOnly: true,
     async handler({ user, pass }, { storage, callOptions }) {
         assertValidName(user, 'user');

@@ -3,6 +3,7 @@ import { defineCommand } from '../src/command';
 import { isAllowed } from '../src/acl';
 import { HttpError } from '../src/http-error';
 import { existing, userId } from '../src/lib/users';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'changePassword',
@@ -16,6 +17,8 @@ export default defineCommand({
     permission: null,
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
+    errors: [403, 404],
     adminOnly: true,
     async handler({ user, pass }, ctx) {
         const id = userId(user);

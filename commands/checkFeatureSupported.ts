@@ -10,6 +10,7 @@ export default defineCommand({
     permission: null,
     effect: 'read',
     envelope: 'result',
+    result: Type.Boolean(),
     async handler({ feature }, { storage }) {
         return ALWAYS.has(feature) || !!storage.supportsFeature(feature as ioBroker.SupportedFeature);
     },

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { fileMode, fileModeParam, metaIdParam, refuseUnsafeNames } from '../src/lib/files';
+import { opaque } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'chmodFile',
@@ -14,6 +15,8 @@ export default defineCommand({
     permission: { type: 'file', operation: 'write' },
     effect: 'write',
     envelope: 'result',
+    result: Type.Optional(opaque('The changed files, as js-controller lists them')),
+    errors: [404],
     async handler({ adapter, fileName, options }, ctx) {
         if (options?.mode === undefined) {
             throw new HttpError('INVALID_PARAMS', 'no options');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { anyJson } from '../src/lib/schemas';
+import { anyJson, opaque } from '../src/lib/schemas';
 import { assertInstanceAlive, instanceName, sendToInstance } from '../src/lib/messaging';
 
 export default defineCommand({
@@ -15,6 +15,8 @@ export default defineCommand({
     permission: { type: 'other', operation: 'sendto' },
     effect: 'write',
     envelope: 'result',
+    result: opaque('The instance\'s reply, or null'),
+    errors: [404, 408, 504],
     async handler({ targetInstance, messageType, data }, ctx) {
         const name = instanceName(targetInstance);
         await assertInstanceAlive(ctx, name);

@@ -9,6 +9,7 @@ export default defineCommand({
     permission: { type: 'users', operation: 'write' },
     effect: 'read',
     envelope: 'result',
+    result: Type.String(),
     adminOnly: true,
     async handler({ encryptedText }, ctx) {
         return ctx.storage.decrypt(await systemSecret(ctx), encryptedText);

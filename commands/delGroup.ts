@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { existing, groupId } from '../src/lib/users';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'delGroup',
@@ -10,6 +11,8 @@ export default defineCommand({
     permission: { type: 'users', operation: 'delete' },
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
+    errors: [404],
     adminOnly: true,
     async handler({ group }, ctx) {
         const id = groupId(group);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { assertSafePattern } from '../src/lib/pattern';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'delObject',
@@ -12,6 +13,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'delete' },
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
     async handler({ id, options }, { storage, callOptions }) {
         if (options?.recursive) {
             assertSafePattern('id', id);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { assertSafePattern } from '../src/lib/pattern';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'delObjects',
@@ -12,6 +13,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'delete' },
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
     adminOnly: true,
     async handler({ id }, { storage, callOptions }) {
         assertSafePattern('id', id);

@@ -8,6 +8,7 @@ export default defineCommand({
     permission: { type: 'state', operation: 'delete' },
     effect: 'write',
     envelope: 'result',
+    result: Type.String({ description: 'The id' }),
     adminOnly: true,
     async handler({ id }, { storage, callOptions }) {
         await storage.delForeignStateAsync(id, callOptions);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { metaIdParam, refuseUnsafeNames, unlinkRecursive } from '../src/lib/files';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'deleteFolder',
@@ -12,6 +13,8 @@ export default defineCommand({
     permission: { type: 'file', operation: 'delete' },
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
+    errors: [404],
     async handler({ adapter, name }, ctx) {
         refuseUnsafeNames({ name });
         await unlinkRecursive(ctx, adapter, name);

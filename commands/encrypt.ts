@@ -9,6 +9,7 @@ export default defineCommand({
     permission: { type: 'users', operation: 'write' },
     effect: 'read',
     envelope: 'result',
+    result: Type.String(),
     adminOnly: true,
     async handler({ plainText }, ctx) {
         return ctx.storage.encrypt(await systemSecret(ctx), plainText);

@@ -11,6 +11,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'write' },
     effect: 'write',
     envelope: 'result',
+    result: Type.Object({ id: Type.String() }, { additionalProperties: true }),
     adminOnly: true,
     async handler({ id, obj }, { storage, callOptions }) {
         return storage.extendForeignObjectAsync(id, obj as ioBroker.PartialObject, callOptions);

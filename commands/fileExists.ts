@@ -12,6 +12,8 @@ export default defineCommand({
     permission: { type: 'file', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Boolean(),
+    errors: [404],
     async handler({ adapter, fileName }, ctx) {
         refuseUnsafeNames({ fileName });
         return ctx.storage.fileExistsAsync(adapter, fileName, ctx.callOptions);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { systemObjects } from '../src/lib/adapter-objects';
+import { ObjectSchema } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getAdapterInstances',
@@ -9,5 +10,6 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Array(ObjectSchema),
     handler: ({ adapterName }, ctx) => systemObjects(ctx, 'instance', adapterName || undefined),
 });

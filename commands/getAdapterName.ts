@@ -8,6 +8,7 @@ export default defineCommand({
     permission: null,
     effect: 'read',
     envelope: 'result',
+    result: Type.String(),
     async handler(_params, { app }) {
         return app.adapterName;
     },

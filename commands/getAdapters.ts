@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { systemObjects } from '../src/lib/adapter-objects';
+import { ObjectSchema } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getAdapters',
@@ -9,6 +10,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Array(ObjectSchema),
     adminOnly: true,
     handler: ({ adapterName }, ctx) => systemObjects(ctx, 'adapter', adapterName || undefined),
 });

@@ -3,6 +3,7 @@ import { defineCommand } from '../src/command';
 import type { RequestContext } from '../src/request-context';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { visibleObjects } from '../src/lib/read-access';
+import { dictionary, ListedObject } from '../src/lib/schemas';
 
 /** Every object from `first` to `last` (all when not given), as js-controller's object list has them. */
 async function objectList(ctx: RequestContext, first?: string, last?: string): Promise<Record<string, ioBroker.Object>> {
@@ -24,6 +25,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'list' },
     effect: 'read',
     envelope: 'result',
+    result: dictionary(ListedObject, 'id → object (only the asked members with fields)'),
     adminOnly: true,
     handler(page, ctx) {
         return commandPage(ctx, 'allObjects', page, 'object', {

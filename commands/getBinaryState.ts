@@ -9,5 +9,7 @@ export default defineCommand({
     permission: { type: 'state', operation: 'read' },
     effect: 'read',
     envelope: 'results',
+    result: Type.Null({ description: 'Never answered: always 410' }),
+    errors: [410],
     handler: binaryStatesRemoved,
 });

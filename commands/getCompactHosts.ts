@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { visibleRows } from '../src/lib/read-access';
+import { FreeObject } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getCompactHosts',
@@ -9,6 +10,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Array(FreeObject),
     adminOnly: true,
     async handler(_params, ctx) {
         const view = await ctx.storage.getObjectViewAsync('system', 'host', {}, ctx.callOptions);

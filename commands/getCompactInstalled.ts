@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { sendToHost } from '../src/lib/messaging';
+import { dictionary, FreeObject } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getCompactInstalled',
@@ -10,6 +11,8 @@ export default defineCommand({
     permission: { type: 'other', operation: 'sendto' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Union([dictionary(FreeObject, 'adapter name → {version}'), Type.Null()]),
+    errors: [504],
     adminOnly: true,
     async handler({ host }, ctx) {
         const installed = ((await sendToHost(ctx, host, 'getInstalled', null)) ?? {}) as Record<string, { version?: string }>;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { systemObjects } from '../src/lib/adapter-objects';
+import { dictionary, FreeObject } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getCompactInstances',
@@ -9,6 +10,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: dictionary(FreeObject, 'instance id → {adminTab, name, icon, enabled, version}'),
     adminOnly: true,
     async handler(_params, ctx) {
         const compact: Record<string, unknown> = {};

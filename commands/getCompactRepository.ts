@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { sendToHost } from '../src/lib/messaging';
+import { dictionary, FreeObject } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getCompactRepository',
@@ -10,6 +11,8 @@ export default defineCommand({
     permission: { type: 'other', operation: 'sendto' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Union([dictionary(FreeObject, 'adapter name → {version, icon}'), Type.Null()]),
+    errors: [504],
     adminOnly: true,
     async handler({ host }, ctx) {
         const repo = ((await sendToHost(ctx, host, 'getRepository', { repo: null })) ?? {}) as Record<string, { version?: string; extIcon?: string }>;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { isAdministrator } from '../src/acl';
+import { ObjectSchema } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getCompactSystemConfig',
@@ -9,6 +10,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Union([ObjectSchema, Type.Null()]),
     async handler(_params, { storage, acl, callOptions }) {
         const config = await storage.getForeignObjectAsync('system.config', callOptions);
         if (!config) {

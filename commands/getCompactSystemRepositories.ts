@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { ObjectSchema } from '../src/lib/schemas';
 
 type Repos = { repositories?: Record<string, { json?: { _repoInfo?: unknown } | null }> };
 
@@ -10,6 +11,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Union([ObjectSchema, Type.Null()]),
     adminOnly: true,
     async handler(_params, { storage, callOptions }) {
         const repos = await storage.getForeignObjectAsync('system.repositories', callOptions);

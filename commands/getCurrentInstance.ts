@@ -8,6 +8,7 @@ export default defineCommand({
     permission: null,
     effect: 'read',
     envelope: 'result',
+    result: Type.String({ description: 'e.g. rest-api.0' }),
     adminOnly: true,
     async handler(_params, { app }) {
         return app.namespace;

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { objectSource } from '../src/lib/listing-sources';
+import { dictionary, ListedObject } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getForeignObjects',
@@ -14,6 +15,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'list' },
     effect: 'read',
     envelope: 'result',
+    result: dictionary(ListedObject, 'id → object with its enums (only the asked members with fields)'),
     adminOnly: true,
     handler({ pattern, type, ...page }, ctx) {
         return commandPage(ctx, `objects\n${pattern}\n${type ?? ''}`, page, 'object', objectSource(ctx, pattern, type || undefined));

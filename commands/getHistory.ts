@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { readHistory } from '../src/lib/history';
+import { FreeObject, tuple } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getHistory',
@@ -17,6 +18,8 @@ export default defineCommand({
     permission: { type: 'state', operation: 'read' },
     effect: 'read',
     envelope: 'results',
+    result: tuple([Type.Array(FreeObject, { description: 'Values {val, ts, ack, …}' }), Type.Number({ description: 'step' }), Type.Unknown({ description: 'sessionId' })], 1, '[values, step, sessionId]'),
+    errors: [404, 408, 502, 504],
     async handler({ id, options }, ctx) {
         const opts = typeof options === 'string' ? { instance: options } : ((options ?? {}) as Record<string, unknown>);
         const answer = await readHistory(ctx, id, opts);

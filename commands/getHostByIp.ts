@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { visibleRows } from '../src/lib/read-access';
+import { ObjectSchema } from '../src/lib/schemas';
 
 type HostNative = { hardware?: { networkInterfaces?: Record<string, Array<{ address?: string }>> } };
 
@@ -11,6 +12,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'list' },
     effect: 'read',
     envelope: 'raw',
+    result: Type.Object({ ip: Type.String(), result: Type.Union([ObjectSchema, Type.Null()]) }),
     adminOnly: true,
     async handler({ ip }, ctx) {
         const view = await ctx.storage.getObjectViewAsync('system', 'host', {}, ctx.callOptions);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { readObject } from '../src/lib/cached-reads';
+import { ObjectSchema } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getObject',
@@ -9,6 +10,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Union([ObjectSchema, Type.Null()]),
     async handler({ id }, ctx) {
         return readObject(ctx, id);
     },

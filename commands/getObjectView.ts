@@ -18,6 +18,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'list' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Union([Type.Object({ rows: Type.Array(Type.Object({ id: Type.String(), value: Type.Optional(Type.Unknown()) }, { additionalProperties: true })) }, { additionalProperties: true }), Type.Null()]),
     async handler({ design, search, params }, ctx) {
         const view = await ctx.storage.getObjectViewAsync(design as 'system', search as 'state', (params ?? {}) as never, ctx.callOptions);
         return view ? { ...view, rows: await visibleRows(ctx, view.rows) } : view;

@@ -4,6 +4,7 @@ import { HttpError } from '../src/http-error';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { objectSource } from '../src/lib/listing-sources';
 import { visibleObjects } from '../src/lib/read-access';
+import { dictionary, ListedObject } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getObjects',
@@ -17,6 +18,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: dictionary(ListedObject, 'id → object (only the asked members with fields)'),
     handler({ list, ...page }, ctx) {
         if (Array.isArray(list)) {
             const each = async (ids: string[]): Promise<Record<string, ioBroker.Object>> => {

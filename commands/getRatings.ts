@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { FreeObject } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getRatings',
@@ -9,6 +10,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Union([FreeObject, Type.Null()]),
     adminOnly: true,
     async handler(_params, { storage, callOptions }) {
         const repos = await storage.getForeignObjectAsync('system.repositories', callOptions);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { peekState, readState } from '../src/lib/cached-reads';
+import { StateSchema } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getState',
@@ -9,6 +10,7 @@ export default defineCommand({
     permission: { type: 'state', operation: 'read' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Union([StateSchema, Type.Null()]),
     handler({ id }, ctx) {
         const hit = peekState(ctx, id);
         return hit === undefined ? readState(ctx, id) : hit;

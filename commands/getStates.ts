@@ -3,6 +3,7 @@ import { defineCommand } from '../src/command';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { stateSource } from '../src/lib/listing-sources';
 import { readStatesByPattern, statesPatternParam } from '../src/lib/state-commands';
+import { dictionary, ListedState } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getStates',
@@ -11,6 +12,7 @@ export default defineCommand({
     permission: { type: 'state', operation: 'list' },
     effect: 'read',
     envelope: 'result',
+    result: dictionary(Type.Union([ListedState, Type.Null()]), 'id → state (only the asked fields with fields)'),
     handler: ({ pattern, ...page }, ctx) =>
         commandPage(ctx, `states\n${JSON.stringify(pattern ?? '*')}`, page, 'state', {
             all: () => readStatesByPattern(ctx, pattern),

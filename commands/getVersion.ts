@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { tuple } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getVersion',
@@ -8,6 +9,7 @@ export default defineCommand({
     permission: null,
     effect: 'read',
     envelope: 'results',
+    result: tuple([Type.String({ description: 'version' }), Type.String({ description: 'adapter name' })], 2, '[version, adapter name]'),
     async handler(_params, { app }) {
         return [app.version, app.adapterName];
     },

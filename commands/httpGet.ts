@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { BinaryBody, defineCommand } from '../src/command';
 import { safeHttpGet } from '../src/lib/safe-http-get';
 import { httpGetPolicy } from '../src/lib/target-guard';
+import { FreeObject, tuple } from '../src/lib/schemas';
 
 const TIMEOUT_MS = 15_000;
 
@@ -15,6 +16,8 @@ export default defineCommand({
     permission: { type: 'other', operation: 'http' },
     effect: 'read',
     envelope: 'results',
+    result: tuple([Type.Object({ status: Type.Number(), statusText: Type.String() }), Type.Union([Type.String(), FreeObject], { description: 'The body: text, or binary bytes as Buffer JSON {type, data}' })], 2, '[{status, statusText}, body]'),
+    errors: [502, 504],
     binary: { response: true },
     async handler({ url, binary }, { app }) {
         const answer = await safeHttpGet(url, { targets: httpGetPolicy(app.config.httpGetAllowLocal), timeoutMs: TIMEOUT_MS, maxBytes: app.config.bodyLimit });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
+import { dictionary } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'listPermissions',
@@ -8,5 +9,6 @@ export default defineCommand({
     permission: null,
     effect: 'read',
     envelope: 'result',
+    result: dictionary(Type.Object({ type: Type.String(), operation: Type.String() }), 'command name or "METHOD /path" → permission; empty type and operation: none needed'),
     handler: (_params, ctx) => ctx.app.permissions,
 });

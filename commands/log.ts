@@ -14,6 +14,7 @@ export default defineCommand({
     permission: { type: 'other', operation: 'execute' },
     effect: 'write',
     envelope: 'raw',
+    result: Type.Object({ result: Type.Literal('OK') }),
     async handler({ text, level }, { storage, user }) {
         storage.log[level](`${user}: ${text}`);
         // 4.0.2's answer for a command without a callback

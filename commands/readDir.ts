@@ -14,6 +14,8 @@ export default defineCommand({
     permission: { type: 'file', operation: 'list' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Array(Type.Object({ file: Type.String(), isDir: Type.Boolean() }, { additionalProperties: true })),
+    errors: [404],
     async handler({ adapter, dirName }, ctx) {
         refuseUnsafeNames({ dirName });
         const entries = await ctx.storage.readDirAsync(adapter, dirName, ctx.callOptions);

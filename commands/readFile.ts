@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody } from '../src/lib/files';
+import { FreeObject, tuple } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'readFile',
@@ -13,6 +14,8 @@ export default defineCommand({
     permission: { type: 'file', operation: 'read' },
     effect: 'read',
     envelope: 'results',
+    result: tuple([Type.Union([Type.String(), FreeObject], { description: 'content: text, or a binary file as Buffer JSON {type, data}' }), Type.String({ description: 'MIME type' })], 1, '[content, mimeType]'),
+    errors: [404],
     binary: { response: true },
     async handler({ adapter, fileName, binary }, ctx) {
         const request = readRequest(fileName, binary);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody, type StoredFile } from '../src/lib/files';
+import { tuple } from '../src/lib/schemas';
 
 const URI_ENCODED_TYPES = new Set(['application/json', 'application/json5']);
 
@@ -23,6 +24,8 @@ export default defineCommand({
     permission: { type: 'file', operation: 'read' },
     effect: 'read',
     envelope: 'results',
+    result: tuple([Type.String({ description: 'base64 content' }), Type.String({ description: 'MIME type' })], 1, '[base64, mimeType]'),
+    errors: [404],
     binary: { response: true },
     async handler({ adapter, fileName, binary }, ctx) {
         const request = readRequest(fileName, binary);

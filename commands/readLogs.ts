@@ -9,6 +9,8 @@ export default defineCommand({
     permission: { type: 'other', operation: 'execute' },
     effect: 'read',
     envelope: 'result',
+    result: Type.Array(Type.Object({ fileName: Type.String(), size: Type.Number() }, { additionalProperties: true })),
+    errors: [504],
     adminOnly: true,
     handler: ({ host }, ctx) => listLogFiles(ctx, host),
 });

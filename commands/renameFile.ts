@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { metaIdParam, refuseUnsafeNames } from '../src/lib/files';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'renameFile',
@@ -13,6 +14,8 @@ export default defineCommand({
     permission: { type: 'file', operation: 'write' },
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
+    errors: [404],
     async handler({ adapter, oldName, newName }, ctx) {
         refuseUnsafeNames({ oldName, newName });
         await ctx.storage.renameAsync(adapter, oldName, newName, ctx.callOptions);

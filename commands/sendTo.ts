@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { anyJson } from '../src/lib/schemas';
+import { anyJson, opaque } from '../src/lib/schemas';
 import { assertInstanceAlive, assertMessageReadable, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../src/lib/messaging';
 
 export default defineCommand({
@@ -15,6 +15,8 @@ export default defineCommand({
     permission: { type: 'other', operation: 'sendto' },
     effect: 'write',
     envelope: 'raw',
+    result: opaque('The instance\'s reply as it is, or null'),
+    errors: [404, 408, 504],
     async handler({ adapterInstance, command, message, timeout }, ctx) {
         const name = instanceName(adapterInstance);
         await assertInstanceAlive(ctx, name);

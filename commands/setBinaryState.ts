@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { binaryStatesRemoved } from '../src/lib/binary-states';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'setBinaryState',
@@ -9,5 +10,7 @@ export default defineCommand({
     permission: { type: 'state', operation: 'write' },
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
+    errors: [410],
     handler: binaryStatesRemoved,
 });

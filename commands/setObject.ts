@@ -14,6 +14,7 @@ export default defineCommand({
     permission: { type: 'object', operation: 'write' },
     effect: 'write',
     envelope: 'result',
+    result: Type.Object({ id: Type.String() }),
     async handler({ id, obj }, { storage, callOptions }) {
         await storage.setForeignObjectAsync(id, obj as unknown as ioBroker.SettableObject, callOptions);
         return { id };

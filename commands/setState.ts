@@ -16,6 +16,7 @@ export default defineCommand({
     permission: { type: 'state', operation: 'write' },
     effect: 'write',
     envelope: 'result',
+    result: Type.String({ description: 'The id' }),
     async handler({ id, state, ack }, ctx) {
         const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions);
         const type = stateCommon(obj)?.type;

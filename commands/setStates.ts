@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { bulkEntries, MAX_BULK_IDS, writeStates } from '../src/lib/bulk-states';
-import { anyJson } from '../src/lib/schemas';
+import { anyJson, dictionary } from '../src/lib/schemas';
 import { Reply } from '../src/send';
 
 export default defineCommand({
@@ -13,6 +13,8 @@ export default defineCommand({
     permission: { type: 'state', operation: 'write' },
     effect: 'write',
     envelope: 'raw',
+    multiStatus: true,
+    result: Type.Object({ error: Type.Null(), result: dictionary(Type.Union([Type.Object({ val: Type.Unknown(), ack: Type.Boolean() }, { additionalProperties: true }), Type.Object({ error: Type.String(), status: Type.Number() })]), 'id → the written state, or its error') }),
     async handler({ states }, ctx) {
         const { answer, failed } = await writeStates(ctx, bulkEntries(states, 'states'));
         return Reply.json({ error: null, result: answer }, failed ? 207 : 200);

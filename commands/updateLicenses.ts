@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { sendToHost } from '../src/lib/messaging';
+import { opaque } from '../src/lib/schemas';
 
 const TIMEOUT_MS = 7000;
 
@@ -15,6 +16,8 @@ export default defineCommand({
     permission: { type: 'object', operation: 'write' },
     effect: 'write',
     envelope: 'result',
+    result: opaque('The licences the host fetched'),
+    errors: [504],
     adminOnly: true,
     async handler({ login, password }, ctx) {
         const instance = await ctx.storage.getForeignObjectAsync(`system.adapter.${ctx.app.namespace}`);

@@ -11,6 +11,8 @@ export default defineCommand({
     permission: null,
     effect: 'write',
     envelope: 'result',
+    result: Type.Literal(true),
+    errors: [404],
     async handler({ accessToken }, { storage, app }) {
         const session = accessToken ? await getSession(storage, `a:${accessToken}`) : null;
         if (!session) {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { fileMode, fileModeParam, metaIdParam, refuseUnsafeNames } from '../src/lib/files';
+import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'writeFile64',
@@ -15,6 +16,8 @@ export default defineCommand({
     permission: { type: 'file', operation: 'write' },
     effect: 'write',
     envelope: 'results',
+    result: NoResults,
+    errors: [404],
     async handler({ adapter, fileName, data64, options }, ctx) {
         if (!data64) {
             throw new HttpError('INVALID_PARAMS', 'No data provided');

@@ -4,6 +4,10 @@ export interface Permission {
     operation: string;
 }
 
+/** What `listPermissions` names for something anyone may call: socket-classes' empty permission. */
+export const FREE = Object.freeze({ type: '', operation: '' } as const);
+export type PermissionEntry = Permission | typeof FREE;
+
 export type Operations = Record<string, boolean>;
 
 /** What a user may do, OR-ed over the `common.acl` of every group the user is a member of. */

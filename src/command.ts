@@ -1,4 +1,4 @@
-import type { Static, TObject } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Permission } from './acl';
 import type { RequestContext } from './request-context';
 
@@ -31,6 +31,15 @@ export interface Command<S extends TObject = TObject> {
     /** `write` commands keep GET for old scripts, the docs mark that GET as legacy. */
     effect: 'read' | 'write';
     envelope: Envelope;
+    /**
+     * The schema of what the handler answers, before the envelope wraps it (for `raw`: the whole
+     * body). The docs, the typed clients and the tests' response checks read it.
+     */
+    result: TSchema;
+    /** Answers 207 with the same body when some of many items failed (setStates). */
+    multiStatus?: boolean;
+    /** Error statuses the handler itself answers (e.g. 404, 408), beyond those of every command. */
+    errors?: number[];
     /** Hidden and answered with 404 when `noAdminCommands` is set. */
     adminOnly?: boolean;
     binary?: { response?: boolean; request?: boolean };

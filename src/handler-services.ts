@@ -1,3 +1,4 @@
+import type { PermissionEntry } from './acl';
 import type { CredentialChecker } from './auth/credentials';
 import type { Config } from './config';
 import type { HookRegistry } from './events/hook-registry';
@@ -7,7 +8,6 @@ import type { ChangeFeed } from './lib/change-feed';
 import type { CoherentCache } from './lib/coherent-cache';
 import type { ListingCache } from './lib/listing-cache';
 import type { ListingWalks } from './lib/listing-walks';
-import type { PermissionEntry } from './lib/permissions-table';
 import type { NameIndex } from './lib/name-index';
 
 /**

@@ -38,6 +38,9 @@ function check(file: string, command: unknown): Command {
     if (cmd.permission !== null && (!PERMISSION_TYPES.includes(cmd.permission?.type) || !cmd.permission.operation)) {
         fail('permission must be null or {type, operation} with type one of ' + PERMISSION_TYPES.join(', '));
     }
+    if (!cmd.result || typeof cmd.result !== 'object' || !(Kind in cmd.result)) {
+        fail('result must be a TypeBox schema of the answer');
+    }
     const params = cmd.params as TObject | undefined;
     if (!params || params[Kind] !== 'Object') {
         fail('params must be a TypeBox object schema');

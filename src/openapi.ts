@@ -1,14 +1,59 @@
-import type { TObject, TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { Command } from './command';
+import { ErrorSchema } from './lib/schemas';
 import type { Route, RouteResponse } from './route';
 import { EXTENSION_PREFIX } from './router';
 
 type Json = Record<string, unknown>;
 
-const ERROR_RESPONSE = {
-    description: 'Error: a JSON object with an `error` message',
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+/** Why each error status happens, for the docs. */
+const ERROR_TEXT: Record<number, string> = {
+    400: 'Bad request: the body is no valid JSON, or a request that cannot be served',
+    401: 'No credentials, or wrong ones',
+    403: 'The user lacks the permission (`permissionError`)',
+    404: 'Not found',
+    405: 'Method not allowed',
+    408: 'No answer in time',
+    409: 'Conflict with what exists',
+    410: 'Gone: no longer exists in ioBroker',
+    413: 'The body is larger than `bodyLimit`',
+    415: 'Unsupported media type',
+    422: 'A parameter is missing or invalid; `details` names each',
+    429: 'Too many failed logins from this address, or too many sessions; see Retry-After',
+    501: 'Not implemented, or the acknowledged value did not come in time',
+    502: 'The target answered with an error',
+    503: 'The ioBroker database is not connected, or the instance asked is not running',
+    504: 'The target did not answer in time',
 };
+
+function errorResponse(status: number): Json {
+    return { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+}
+
+/** The error statuses an operation can answer: from what it declares, plus what every request of its kind can meet. */
+function errorStatuses(kind: { permission: unknown; public?: boolean; params: boolean; body: boolean; auth: boolean; extra?: number[] }): number[] {
+    const statuses = new Set(kind.extra ?? []);
+    if (kind.auth && !kind.public) {
+        statuses.add(401).add(429);
+    }
+    if (kind.permission) {
+        statuses.add(403);
+    }
+    if (kind.params) {
+        statuses.add(422);
+    }
+    if (kind.body) {
+        statuses.add(400).add(413).add(415).add(422);
+    }
+    if (!kind.public) {
+        statuses.add(503);
+    }
+    return [...statuses].sort((a, b) => a - b);
+}
+
+function errorResponses(statuses: number[]): Json {
+    return Object.fromEntries(statuses.map(status => [String(status), errorResponse(status)]));
+}
 
 /** TypeBox schemas carry symbol keys; a JSON round trip leaves the plain JSON Schema. */
 function plain(schema: TSchema): Json {
@@ -41,8 +86,15 @@ function queryParameters(schema: TObject | undefined): Json[] {
     });
 }
 
-function pathParameters(path: string): Json[] {
-    return [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+function pathParameters(path: string, wildcard?: string): Json[] {
+    return [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+        // the last part of the path, `/` included
+        ...(name === wildcard ? { description: 'May contain /', 'x-wildcard': true } : {}),
+    }));
 }
 
 /** A trailing wildcard (`/v1/file/:objectId/*`) is documented as a named path parameter. */
@@ -66,18 +118,24 @@ function documentedResponse({ description, content }: RouteResponse): Json {
     return { description, content: Object.fromEntries(media) };
 }
 
-function routeOperation(route: Route): Json {
-    const documented = Object.entries(route.responses ?? {}).map(([status, response]) => [status, documentedResponse(response)]);
+function routeOperation(route: Route, auth: boolean): Json {
+    const documented = Object.entries(route.responses).map(([status, response]) => [status, documentedResponse(response)]);
     const path = namedPath(route);
+    const parameters = [...pathParameters(path, route.path.endsWith('*') ? (route.wildcard ?? 'path') : undefined), ...queryParameters(route.query)];
+    const errors = errorStatuses({ permission: route.permission, public: route.public, params: parameters.length > 0, body: !!route.body, auth, extra: route.errors });
     const op: Json = {
         summary: route.summary,
         tags: [route.tag],
         operationId: `${route.method.toLowerCase()}${path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-        parameters: [...pathParameters(path), ...queryParameters(route.query)],
-        responses: { '200': { description: 'Success' }, ...Object.fromEntries(documented), default: ERROR_RESPONSE },
+        parameters,
+        responses: { ...Object.fromEntries(documented), ...errorResponses(errors) },
     };
     if (route.permission) {
         op['x-permission'] = route.permission;
+    }
+    if (auth && route.public) {
+        // the login routes and /name answer without credentials
+        op.security = [];
     }
     if (route.body === 'json') {
         op.requestBody = { required: true, content: { 'application/json': { schema: route.requestBody ? plain(route.requestBody) : {} } } };
@@ -87,15 +145,37 @@ function routeOperation(route: Route): Json {
     return op;
 }
 
-function commandOperations(cmd: Command): Json {
+/** The body a command answers on the wire: its result inside its envelope. */
+export function commandAnswerSchema(cmd: Command): TSchema {
+    switch (cmd.envelope) {
+        case 'result':
+            return Type.Object({ error: Type.Null(), result: cmd.result });
+        case 'results':
+            return Type.Object({ error: Type.Null(), results: cmd.result });
+        default:
+            return cmd.result;
+    }
+}
+
+function commandOperations(cmd: Command, auth: boolean): Json {
+    const answer = plain(commandAnswerSchema(cmd));
+    const content: Json = { 'application/json': { schema: answer } };
+    if (cmd.binary?.response) {
+        // with binary=true a JSON file is answered as itself, with its own type
+        content['application/json'] = { schema: { anyOf: [answer, { description: 'With binary=true: a stored JSON file as it is' }] } };
+        // binary=true answers the bytes with their own type (image/png, …)
+        content['*/*'] = { schema: { type: 'string', format: 'binary' } };
+    }
+    const errors = (body: boolean): Json =>
+        errorResponses(errorStatuses({ permission: cmd.permission, params: Object.keys(cmd.params.properties).length > 0, body, auth, extra: [...(cmd.errors ?? []), ...(cmd.adminOnly ? [404] : [])] }));
+    const success: Json = { '200': { description: envelopeText(cmd), content } };
+    if (cmd.multiStatus) {
+        success['207'] = { description: 'Some items failed, the others succeeded; the same body', content };
+    }
     const base = {
         tags: ['commands'],
         'x-permission': cmd.permission ?? 'none',
         'x-effect': cmd.effect,
-        responses: {
-            '200': { description: envelopeText(cmd) },
-            default: ERROR_RESPONSE,
-        },
     };
     const legacy = cmd.effect === 'write' ? ' GET is kept for scripts written for 4.0.2; prefer POST.' : '';
     return {
@@ -105,6 +185,7 @@ function commandOperations(cmd: Command): Json {
             description: (cmd.description ?? cmd.summary) + legacy,
             operationId: `command_${cmd.name}_get`,
             parameters: queryParameters(cmd.params),
+            responses: { ...success, ...errors(false) },
         },
         post: {
             ...base,
@@ -112,6 +193,7 @@ function commandOperations(cmd: Command): Json {
             description: `${cmd.description ?? cmd.summary} Parameters as a JSON body.`,
             operationId: `command_${cmd.name}_post`,
             requestBody: { content: { 'application/json': { schema: plain(cmd.params) } } },
+            responses: { ...success, ...errors(true) },
         },
     };
 }
@@ -144,10 +226,10 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             continue;
         }
         const path = namedPath(route).replace(/:(\w+)/g, '{$1}');
-        paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: routeOperation(route) };
+        paths[path] = { ...(paths[path] ?? {}), [route.method.toLowerCase()]: routeOperation(route, auth) };
     }
     for (const cmd of commands) {
-        paths[`/v1/command/${cmd.name}`] = commandOperations(cmd);
+        paths[`/v1/command/${cmd.name}`] = commandOperations(cmd, auth);
     }
     return {
         openapi: '3.1.0',
@@ -177,17 +259,14 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
         paths,
         components: {
             schemas: {
-                Error: {
-                    type: 'object',
-                    required: ['error'],
-                    properties: { error: { type: 'string' }, details: { type: 'array', items: { type: 'object' } } },
-                },
+                Error: plain(ErrorSchema),
             },
             securitySchemes: {
                 basicAuth: { type: 'http', scheme: 'basic' },
                 bearerAuth: { type: 'http', scheme: 'bearer' },
             },
         },
-        ...(auth ? { security: [{ basicAuth: [] }, { bearerAuth: [] }] } : {}),
+        // without auth an explicit empty requirement: nothing is needed, and the document says so
+        security: auth ? [{ basicAuth: [] }, { bearerAuth: [] }] : [],
     };
 }

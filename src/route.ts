@@ -46,8 +46,13 @@ export interface Route {
     /** Query parameters, for the docs; path parameters come from the path itself. */
     query?: TObject;
     requestBody?: TSchema;
-    /** Answers by status for the docs, beyond the generic success and error answers. */
-    responses?: Record<string, RouteResponse>;
+    /** The successful answers by status, each with its media types and body schemas. */
+    responses: Record<string, RouteResponse>;
+    /**
+     * Error statuses the handler itself answers (e.g. 404, 409); those every route of its kind can
+     * meet (401, 403, 422, 400/413 with a body, 503) are added from its declaration.
+     */
+    errors?: number[];
     /** Kept out of the OpenAPI document (docs assets, redirects). */
     hidden?: boolean;
     /**

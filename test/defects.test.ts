@@ -18,6 +18,7 @@ import { startHookReceiver, type HookReceiver } from './support/hook-receiver';
 import { startIobroker, type IobFixture } from './support/iobroker';
 import { freePort } from './support/ports';
 import { basic, rawRequest } from './support/raw-request';
+import { checkedFetch } from './support/response-check';
 
 let iob: IobFixture;
 let secured: IobFixture;
@@ -255,7 +256,7 @@ t.test('§10 #19: polling keeps old events, survives aborted polls, batches, and
 
     // a poll whose client goes away must not take the next event with it
     const controller = new AbortController();
-    const aborted = fetch(`${iob.baseUrl}/v1/polling?sid=old&timeout=5000`, { signal: controller.signal }).catch(() => undefined);
+    const aborted = checkedFetch(`${iob.baseUrl}/v1/polling?sid=old&timeout=5000`, { signal: controller.signal }).catch(() => undefined);
     await new Promise(r => setTimeout(r, 200));
     controller.abort();
     await aborted;
@@ -276,7 +277,7 @@ t.test('§10 #19: polling keeps old events, survives aborted polls, batches, and
     t.equal(res.text, '_');
     const started = Date.now();
     const slow = new AbortController();
-    const pending = fetch(`${iob.baseUrl}/v1/polling?sid=nan`, { signal: slow.signal }).then(() => Date.now() - started, () => undefined);
+    const pending = checkedFetch(`${iob.baseUrl}/v1/polling?sid=nan`, { signal: slow.signal }).then(() => Date.now() - started, () => undefined);
     await new Promise(r => setTimeout(r, 1500));
     slow.abort();
     t.equal(await pending, undefined, 'a poll after connect&timeout=NaN waits instead of answering at once');
@@ -451,11 +452,11 @@ t.test('§10 #33: in web-extension mode the options come from the rest-api insta
     web.stderr!.on('data', d => (output += d));
     t.ok(await until(() => output.includes('web-host listening'), 20_000), 'web host started');
     const base = `http://127.0.0.1:${port}/rest-api`;
-    t.equal((await fetch(`${base}/v1/state/0_userdata.0.ext`)).status, 200, 'the viewer reads');
-    const write = await fetch(`${base}/v1/state/0_userdata.0.ext?value=5`);
+    t.equal((await checkedFetch(`${base}/v1/state/0_userdata.0.ext`)).status, 200, 'the viewer reads');
+    const write = await checkedFetch(`${base}/v1/state/0_userdata.0.ext?value=5`);
     t.equal(write.status, 403, "requests run as rest-api's defaultUser, not as web's admin");
     t.equal((await ext.storage.states.getStateAsync('0_userdata.0.ext')).val, 1, 'nothing written');
-    const command = await fetch(`${base}/v1/command/getVersion`);
+    const command = await checkedFetch(`${base}/v1/command/getVersion`);
     t.equal(command.status, 404, "rest-api's noCommands applies");
 });
 

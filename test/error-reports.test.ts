@@ -40,6 +40,7 @@ exports.default = {
     permission: null,
     effect: 'read',
     envelope: 'result',
+    result: Type.Null(),
     handler({ value, owner }) {
         throw new TypeError('cannot handle "' + value + '" of system.user.' + owner + ' at ' + Date.now());
     },

@@ -14,6 +14,7 @@ import { stopProcess } from '../scripts/stop-process';
 import { launchChromium } from './support/browser';
 import { startIobroker, type IobFixture } from './support/iobroker';
 import { freePort } from './support/ports';
+import { checkedFetch } from './support/response-check';
 
 const EXAMPLES = join(PROJECT_ROOT, 'examples');
 
@@ -189,7 +190,7 @@ t.test('webhook receiver: registers itself, prints verified events, refuses forg
         'webhook-timestamp': String(timestamp),
         'webhook-signature': `v1,${createHmac('sha256', Buffer.from(key.slice(6), 'base64')).update(`${id}.${timestamp}.${payload}`).digest('base64')}`,
     });
-    const post = (headers: Record<string, string>, payload = body) => fetch(hookUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: payload });
+    const post = (headers: Record<string, string>, payload = body) => checkedFetch(hookUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: payload });
     const now = Math.floor(Date.now() / 1000);
     const wrongKey = `whsec_${randomBytes(24).toString('base64')}`;
     t.equal((await post(signed(wrongKey, 'msg_forged', now))).status, 401, 'signed with another secret');

@@ -11,6 +11,7 @@ import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { startIobroker, type IobFixture } from './support/iobroker';
 import { freePort } from './support/ports';
+import { checkedFetch } from './support/response-check';
 
 let iob: IobFixture;
 const webDir = mkdtempSync(join(tmpdir(), 'rest-api-web-'));
@@ -70,7 +71,7 @@ t.test('every kind of route works under /rest-api/ on web\'s server', async t =>
     t.teardown(() => stopProcess(web.proc));
     t.match(web.output(), 'web-host listening 1', 'one extension loaded');
     t.match(web.output(), '"link":"rest-api/"', 'welcome page entry');
-    const get = (path: string, init?: RequestInit) => fetch(web.base + path, init);
+    const get = (path: string, init?: RequestInit) => checkedFetch(web.base + path, init);
 
     const state = await get('/rest-api/v1/state/0_userdata.0.ext');
     t.equal(state.status, 200);
@@ -115,12 +116,12 @@ t.test('with web\'s auth on, requests run as the user web authenticated', async 
     await iob.createUser('viewer', { state: { read: true }, object: { read: true } }, 'v');
     const web = await startWeb(true);
     t.teardown(() => stopProcess(web.proc));
-    t.equal((await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`)).status, 401, 'web refuses without credentials');
-    const read = await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: basic('viewer', 'v') });
+    t.equal((await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`)).status, 401, 'web refuses without credentials');
+    const read = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: basic('viewer', 'v') });
     t.equal(read.status, 200);
-    const write = await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('viewer', 'v') });
+    const write = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('viewer', 'v') });
     t.equal(write.status, 403, 'not the admin default user: the viewer may not write');
-    const admin = await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('admin', 'iobroker') });
+    const admin = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('admin', 'iobroker') });
     t.equal(admin.status, 200, 'the administrator, authenticated by web, may');
 });
 
@@ -136,5 +137,5 @@ t.test('the standalone process stays down when a web instance serves it', async 
     proc.stderr!.on('data', d => (output += d));
     const code = await new Promise<number | null>(resolve => proc.on('exit', resolve));
     t.equal(code, 11, `ADAPTER_REQUESTED_TERMINATION\n${output}`);
-    t.equal(await fetch(`http://127.0.0.1:${port}/name`).then(() => 'open', () => 'closed'), 'closed', 'no own port');
+    t.equal(await checkedFetch(`http://127.0.0.1:${port}/name`).then(() => 'open', () => 'closed'), 'closed', 'no own port');
 });

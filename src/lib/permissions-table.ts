@@ -1,10 +1,6 @@
-import type { Permission } from '../acl';
+import { FREE, type PermissionEntry } from '../acl';
 import type { Command } from '../command';
 import type { Route } from '../route';
-
-/** What `listPermissions` names for something anyone may call: socket-classes' empty permission. */
-export const FREE = Object.freeze({ type: '', operation: '' } as const);
-export type PermissionEntry = Permission | typeof FREE;
 
 /**
  * The permission of every served command (by name) and documented route (`GET /v1/state/{stateId}`),

@@ -1,9 +1,15 @@
+import { Type } from '@sinclair/typebox';
 import { adapterCall } from '../lib/adapter-errors';
 import { refuseUnsafeNames } from '../lib/files';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
+import { FreeObject, json } from '../lib/schemas';
 
 const LIST = { type: 'file', operation: 'list' } as const;
+
+const FOLDER = Type.Array(
+    Type.Object({ file: Type.String(), isDir: Type.Boolean(), stats: Type.Optional(FreeObject), acl: Type.Optional(FreeObject) }, { additionalProperties: true }),
+);
 
 /** js-controller's entries unchanged, as 4.0.2 answered them; a missing folder lists as []. */
 async function listFolder({ params }: RouteRequest, ctx: RequestContext): Promise<unknown> {
@@ -19,6 +25,8 @@ export const listTopFolderRoute = defineRoute({
     summary: 'List the top folder of a meta object: [{file, stats, isDir, acl, modifiedAt}]',
     tag: 'file',
     permission: LIST,
+    responses: { '200': json(FOLDER, 'The entries of the folder') },
+    errors: [404],
     handler: listFolder,
 });
 
@@ -29,5 +37,7 @@ export const listFolderRoute = defineRoute({
     summary: 'List a folder of a meta object (the path may contain /): [{file, stats, isDir, acl, modifiedAt}]',
     tag: 'file',
     permission: LIST,
+    responses: { '200': json(FOLDER, 'The entries of the folder') },
+    errors: [404],
     handler: listFolder,
 });

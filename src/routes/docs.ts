@@ -9,7 +9,10 @@ const docsPage = staticFolder(DOCS_PAGE_DIR);
 const swaggerUi = staticFolder(SWAGGER_UI_DIR);
 
 const docsRoute = (path: string, handler: Route['handler'], isPublic = true): Route =>
-    defineRoute({ method: 'GET', path, summary: 'Docs page', tag: 'other', permission: null, public: isPublic, challenge: !isPublic, hidden: true, handler });
+    defineRoute({ method: 'GET', path, summary: 'Docs page', tag: 'other', permission: null, public: isPublic, challenge: !isPublic, hidden: true, responses: HIDDEN, handler });
+
+/** Not in the document: the page, its assets and the document itself. */
+const HIDDEN = { '200': { description: 'The docs page, an asset, or the OpenAPI document' } };
 
 /**
  * The interactive docs page: Swagger UI from swagger-ui-dist, served locally, and the OpenAPI

@@ -1,6 +1,8 @@
+import { Type } from '@sinclair/typebox';
 import { adapterCall } from '../lib/adapter-errors';
 import { visibleEnums, visibleRows, withVisibleMembers } from '../lib/read-access';
 import { defineRoute } from '../route';
+import { dictionary, FreeObject, json, ObjectSchema } from '../lib/schemas';
 
 const READ = { type: 'object', operation: 'read' } as const;
 
@@ -10,6 +12,7 @@ export const listEnumsRoute = defineRoute({
     summary: 'Every enum by category: {"enum.rooms": {"enum.rooms.kitchen": {...}}, ...}',
     tag: 'enum',
     permission: READ,
+    responses: { '200': json(dictionary(dictionary(ObjectSchema, 'enum id → enum object'), 'category → its enums'), 'The enums by category') },
     async handler(_req, ctx) {
         // js-controller's view needs the object list right of the caller
         const categories = ((await adapterCall(ctx.storage.getEnumsAsync('', ctx.callOptions))) ?? {}) as Record<string, Record<string, ioBroker.Object>>;
@@ -27,6 +30,7 @@ export const readEnumRoute = defineRoute({
     summary: 'The enums of one category (e.g. rooms), nested ones included: [{_id, common}]',
     tag: 'enum',
     permission: READ,
+    responses: { '200': json(Type.Array(Type.Object({ _id: Type.String(), common: Type.Optional(FreeObject) })), 'The enums of the category') },
     async handler({ params }, ctx) {
         // `rooms` as in 4.0.2; `enum.rooms` is accepted too
         const category = `enum.${params.enumId.replace(/^enum\./, '')}.`;

@@ -65,8 +65,8 @@ export const eventStreamRoute = defineRoute({
     }),
     responses: {
         '200': { description: STREAM_DESCRIPTION, content: { 'text/event-stream': EVENT_BODY } },
-        '429': { description: 'Too many open event streams (10 per user, 200 in all)' },
     },
+    errors: [429],
     async handler({ query, headers, signal }, ctx) {
         const patterns = { states: patternList(query.pattern), objects: patternList(query.objects) };
         if (!patterns.states.length && !patterns.objects.length) {

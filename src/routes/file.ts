@@ -1,8 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
 import { readStoredFile, refuseUnsafeNames, unlinkRecursive } from '../lib/files';
 import { defineRoute, type RouteRequest } from '../route';
 import { Reply } from '../send';
+import { json } from '../lib/schemas';
 
 const PATH = '/v1/file/:objectId/*';
 
@@ -20,6 +22,8 @@ export const readFileRoute = defineRoute({
     summary: 'Download a file of a meta object (raw bytes, Content-Type from the stored type); the name may contain /',
     tag: 'file',
     permission: { type: 'file', operation: 'read' },
+    responses: { '200': { description: 'The bytes, with the stored Content-Type', content: { '*/*': Type.String({ format: 'binary' }) } } },
+    errors: [404],
     async handler(req, ctx) {
         const { objectId, fileName } = fileOf(req);
         const file = await adapterCall(readStoredFile(ctx, objectId, fileName), { objectId, fileName });
@@ -36,6 +40,7 @@ export const writeFileRoute = defineRoute({
     summary: 'Upload a file: multipart/form-data with the field "file", or the raw bytes as body; creates or overwrites it',
     tag: 'file',
     permission: { type: 'file', operation: 'write' },
+    responses: { '200': json(Type.Object({ success: Type.Literal(true) }), 'Stored') },
     body: 'upload',
     async handler(req, ctx) {
         const { objectId, fileName } = fileOf(req);
@@ -54,6 +59,8 @@ export const deleteFileRoute = defineRoute({
     summary: 'Delete a file, or a folder with everything in it',
     tag: 'file',
     permission: { type: 'file', operation: 'delete' },
+    responses: { '200': json(Type.Object({ success: Type.Literal(true) }), 'Deleted') },
+    errors: [404],
     async handler(req, ctx) {
         const { objectId, fileName } = fileOf(req);
         if (!(await adapterCall(unlinkRecursive(ctx, objectId, fileName), { objectId, fileName }))) {

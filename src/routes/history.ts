@@ -7,6 +7,10 @@ import { stateCommon } from '../lib/states';
 import { paramsError } from '../parse-params';
 import type { RequestContext } from '../request-context';
 import { defineRoute } from '../route';
+import { json, opaque, FreeObject } from '../lib/schemas';
+
+/** What a history instance answers for getHistory: values, each {val, ts, ack, …}. */
+const HISTORY_VALUES = Type.Array(FreeObject);
 
 const SENDTO = { type: 'other', operation: 'sendto' } as const;
 
@@ -62,6 +66,8 @@ export const getHistoryRoute = defineRoute({
     summary: 'Values of a state from the history instance: [{val, ts, ...}]',
     tag: 'history',
     permission: SENDTO,
+    responses: { '200': json(HISTORY_VALUES, 'The values') },
+    errors: [404, 408, 502, 504],
     query: historyQuery,
     handler: ({ params, query }, ctx) => historyValues(ctx, params.stateId, query),
 });
@@ -72,6 +78,8 @@ export const postHistoryRoute = defineRoute({
     summary: 'Values of a state from the history instance, for a JSON body {id, options}',
     tag: 'history',
     permission: SENDTO,
+    responses: { '200': json(HISTORY_VALUES, 'The values') },
+    errors: [404, 408, 502, 504],
     body: 'json',
     requestBody: Type.Object({ id: Type.String(), options: Type.Optional(historyQuery) }),
     async handler({ body }, ctx) {
@@ -87,6 +95,8 @@ export const addHistoryRoute = defineRoute({
     summary: 'Store one value in the history instance; val is converted by the state type',
     tag: 'history',
     permission: SENDTO,
+    responses: { '200': json(opaque('The history instance\'s answer'), 'Stored') },
+    errors: [404, 408, 502, 504],
     query: Type.Object({
         val: Type.String({ description: 'The value' }),
         ts: num('Time in ms (default now)'),
@@ -113,6 +123,8 @@ export const postAddHistoryRoute = defineRoute({
     summary: 'Store one value in the history instance, for a JSON body {id, state: {val, ts, ack, q, from}}',
     tag: 'history',
     permission: SENDTO,
+    responses: { '200': json(opaque('The history instance\'s answer'), 'Stored') },
+    errors: [404, 408, 502, 504],
     body: 'json',
     requestBody: Type.Object({
         id: Type.String(),

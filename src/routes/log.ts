@@ -5,6 +5,7 @@ import { listLogFiles, readHostLogFile, readLocalLogFile } from '../lib/log-file
 import { logFileReply } from '../lib/log-page';
 import type { RequestContext } from '../request-context';
 import { defineRoute } from '../route';
+import { json } from '../lib/schemas';
 
 // log files can hold anything an adapter logged, so they need what the readLogs command needs
 const EXECUTE = { type: 'other', operation: 'execute' } as const;
@@ -27,6 +28,8 @@ export const listLogsRoute = defineRoute({
     summary: 'The log files as [{fileName, size}]; each opens at /<fileName>',
     tag: 'log',
     permission: EXECUTE,
+    responses: { '200': json(Type.Array(Type.Object({ fileName: Type.String(), size: Type.Number() }, { additionalProperties: true })), 'The log files') },
+    errors: [504],
     query: Type.Object({ host: Type.Optional(Type.String({ description: 'Host name (default: the host of this instance)' })) }),
     handler: ({ query }, ctx) => listLogFiles(ctx, query.host || ctx.storage.host || ''),
 });
@@ -38,6 +41,8 @@ export const readLogRoute = defineRoute({
     summary: 'A log file as an HTML page: <transport>/<file> of this machine or <host>/<transport>/<file> of a host',
     tag: 'log',
     permission: EXECUTE,
+    responses: { '200': { description: 'The log as an HTML page', content: { 'text/html': Type.String() } } },
+    errors: [404, 504],
     async handler({ params }, ctx) {
         const logFile = params['*'];
         refuseUnsafeNames({ logFile });

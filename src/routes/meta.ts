@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
 import { DOCS_PAGE_DIR, staticFolder } from '../static-files';
@@ -10,6 +11,7 @@ export const nameRoute = defineRoute({
     summary: 'The instance namespace, e.g. rest-api.0 (no authentication)',
     tag: 'other',
     permission: null,
+    responses: { '200': { description: 'The namespace', content: { 'text/plain': Type.String() } } },
     public: true,
     async handler(_req, { app }) {
         return Reply.text(app.namespace, 'text/plain; charset=utf-8');
@@ -22,6 +24,7 @@ export const faviconRoute = defineRoute({
     summary: 'Icon',
     tag: 'other',
     permission: null,
+    responses: { '200': { description: 'The icon', content: { 'image/x-icon': Type.String({ format: 'binary' }) } } },
     public: true,
     hidden: true,
     handler: () => icons('favicon.ico'),

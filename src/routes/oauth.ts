@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { credentialsOf } from '../auth/authenticate';
 import { issueTokens, refreshTokens, revokeToken, REFRESH_TTL_SECONDS, type TokenAnswer } from '../auth/tokens';
 import { HttpError } from '../http-error';
+import { json } from '../lib/schemas';
 import { defineRoute, type Route, type RouteRequest } from '../route';
 import type { RequestContext } from '../request-context';
 import { Reply } from '../send';
@@ -62,8 +63,14 @@ function cookieToken(req: RouteRequest): string | undefined {
     return /(?:^|;\s*)access_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
 }
 
+const TOKENS = json(
+    Type.Object({ access_token: Type.String(), refresh_token: Type.String(), token_type: Type.String(), expires_in: Type.Number() }, { additionalProperties: true }),
+    'The tokens (also set as the access_token cookie)',
+);
+const DONE = json(Type.Object({}, { additionalProperties: true }), 'Done');
+
 const oauthRoute = (method: Route['method'], path: string, summary: string, handler: Route['handler'], extra: Partial<Route> = {}): Route =>
-    defineRoute({ method, path, summary, tag: 'auth', permission: null, public: true, handler, ...extra });
+    defineRoute({ method, path, summary, tag: 'auth', permission: null, public: true, handler, responses: { '200': DONE }, ...extra });
 
 const tokenQuery = Type.Object({
     grant_type: Type.Union([Type.Literal('password'), Type.Literal('refresh_token')]),
@@ -75,8 +82,8 @@ const tokenQuery = Type.Object({
 
 /** OAuth2 password and refresh grants, RFC 7009 revocation and logout; present only while `auth` is on. */
 export const oauthRoutes: Route[] = [
-    oauthRoute('POST', '/oauth/token', 'Get an access and a refresh token (form or JSON body)', token, { body: 'form', requestBody: tokenQuery }),
-    oauthRoute('GET', '/oauth/token', 'Get tokens with query parameters (documented by 4.0.2; prefer POST)', token, { query: tokenQuery }),
+    oauthRoute('POST', '/oauth/token', 'Get an access and a refresh token (form or JSON body)', token, { body: 'form', requestBody: tokenQuery, responses: { '200': TOKENS }, errors: [400, 429] }),
+    oauthRoute('GET', '/oauth/token', 'Get tokens with query parameters (documented by 4.0.2; prefer POST)', token, { query: tokenQuery, responses: { '200': TOKENS }, errors: [400, 429] }),
     oauthRoute(
         'POST',
         '/oauth/revoke',

@@ -7,6 +7,7 @@ import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
 import { objectSource } from '../lib/listing-sources';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
+import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../lib/schemas';
 
 const READ = { type: 'object', operation: 'read' } as const;
 const WRITE = { type: 'object', operation: 'write' } as const;
@@ -50,6 +51,8 @@ export const getObjectRoute = defineRoute({
     summary: 'Read one object',
     tag: 'object',
     permission: READ,
+    responses: { '200': json(ObjectSchema, 'The object') },
+    errors: [404],
     handler({ params }, ctx) {
         const hit = peekCachedObject(ctx, params.objectId, { objectId: params.objectId });
         return hit === undefined ? readObject(ctx, params.objectId).then(obj => found(obj, params.objectId)) : found(hit, params.objectId);
@@ -62,6 +65,8 @@ export const createObjectRoute = defineRoute({
     summary: 'Create an object; 409 if it exists',
     tag: 'object',
     permission: WRITE,
+    responses: { '200': json(WrittenObjectSchema, 'The object as written') },
+    errors: [409],
     body: 'json',
     requestBody: objectBody,
     async handler(req, ctx) {
@@ -81,6 +86,7 @@ export const updateObjectRoute = defineRoute({
     summary: 'Merge into an object (null deletes a key), or create it when absent',
     tag: 'object',
     permission: WRITE,
+    responses: { '200': json(WrittenObjectSchema, 'The object after the merge') },
     body: 'json',
     requestBody: Type.Object({}, { additionalProperties: true }),
     async handler(req, ctx) {
@@ -104,6 +110,8 @@ export const deleteObjectRoute = defineRoute({
     summary: 'Delete one object',
     tag: 'object',
     permission: WRITE,
+    responses: { '200': json(Type.Object({}), 'Deleted: an empty object') },
+    errors: [404],
     async handler({ params }, ctx) {
         const id = params.objectId;
         if (!(await readObject(ctx, id))) {
@@ -120,6 +128,7 @@ export const listObjectsRoute = defineRoute({
     summary: 'All objects matching a pattern, each with its enums; without type only state objects',
     tag: 'object',
     permission: READ,
+    responses: { '200': json(dictionary(ListedObject, 'id → object (only the asked members with fields)'), 'The objects; a page when limit is given, the next one in the Link header') },
     query: Type.Object({
         filter: Type.Optional(Type.String({ description: 'Pattern, default *' })),
         type: Type.Optional(Type.String({ description: 'Object type, e.g. state, channel, device' })),

@@ -93,12 +93,21 @@ async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> 
     return typeof content === 'string' ? Reply.bytes(content, type) : Reply.json(content ?? null, 200, { 'Content-Type': type });
 }
 
+const SENDTO_ANSWERS = {
+    '200': {
+        description: 'The instance\'s reply as it is (or {"result":"sent"} with noResponse); with responseContentType that type',
+        content: { 'application/json': Type.Unknown(), '*/*': Type.String() },
+    },
+};
+
 const summary = 'Send a message to an instance and answer its reply (408 on timeout; noResponse: do not wait)';
 
 export const sendToGetRoute = defineRoute({
     method: 'GET',
     path: '/v1/sendto/:instance',
     summary,
+    responses: SENDTO_ANSWERS,
+    errors: [404, 408, 501],
     tag: 'sendto',
     permission: SENDTO,
     query: Type.Object({
@@ -115,6 +124,8 @@ export const sendToPostRoute = defineRoute({
     method: 'POST',
     path: '/v1/sendto/:instance',
     summary: `${summary}; parameters as a JSON body, data of any JSON type`,
+    responses: SENDTO_ANSWERS,
+    errors: [404, 408, 501],
     tag: 'sendto',
     permission: SENDTO,
     body: 'json',

@@ -10,6 +10,7 @@ import { peekStateId, resolveStateId, splitIds } from '../lib/state-id';
 import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState } from '../lib/states';
 import type { Query } from '../query';
 import type { RequestContext } from '../request-context';
+import { dictionary, json, ListedState, StateEntrySchema } from '../lib/schemas';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
 
@@ -32,6 +33,13 @@ export const readState = defineRoute({
     summary: 'Read one or more states (comma-separated ids or names); with ?value= write, with ?toggle toggle',
     tag: 'state',
     permission: READ,
+    responses: {
+        '200': json(
+            Type.Union([StateEntrySchema, Type.Array(StateEntrySchema)]),
+            'The state with its id (a list for several ids); after ?value= or ?toggle what was written',
+        ),
+    },
+    errors: [404, 501],
     query: Type.Object({
         withInfo: Type.Optional(Type.Boolean({ description: 'Merge the object into each answer' })),
         value: Type.Optional(Type.String({ description: 'Write this value (converted by the state type) to the first id' })),
@@ -81,6 +89,8 @@ export const updateState = defineRoute({
     summary: 'Write a state from a JSON body {val, ack, ...}',
     tag: 'state',
     permission: WRITE,
+    responses: { '200': json(StateEntrySchema, 'What was written, with the id; with timeout the acknowledged state') },
+    errors: [404, 501],
     body: 'json',
     query: Type.Object({ timeout: timeoutParam }),
     requestBody: Type.Object({
@@ -108,6 +118,8 @@ export const toggleStateRoute = defineRoute({
     summary: 'Toggle a boolean, a number with min/max, or an on/off string',
     tag: 'state',
     permission: WRITE,
+    responses: { '200': json(StateEntrySchema, 'The written value with the id; with timeout the acknowledged state') },
+    errors: [404, 422, 501],
     query: Type.Object({ timeout: timeoutParam }),
     async handler({ params, query }, ctx) {
         const id = splitIds(params.stateId)[0] ?? params.stateId;
@@ -130,6 +142,8 @@ export const plainState = defineRoute({
     summary: 'Read only the value, as JSON text (or as plain text with extraPlain=true)',
     tag: 'state',
     permission: READ,
+    responses: { '200': { description: 'The value as text', content: { 'text/plain': Type.String() } } },
+    errors: [404],
     query: Type.Object({
         extraPlain: Type.Optional(Type.Boolean({ description: 'String(val) instead of JSON.stringify(val)' })),
     }),
@@ -153,6 +167,7 @@ export const listStates = defineRoute({
     summary: 'All states matching a pattern, as a dictionary id → state',
     tag: 'state',
     permission: { type: 'state', operation: 'list' },
+    responses: { '200': json(dictionary(Type.Union([ListedState, Type.Null()]), 'id → state (only the asked fields with fields); null for an id without a value'), 'The states; a page when limit is given, the next one in the Link header') },
     query: Type.Object({
         filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })),
         ...pageParams('state'),

@@ -36,7 +36,8 @@ const route = (method: Method, path: string, summary: string, permission: Route[
         body: 'json',
         query: subscriptionQuery,
         ...(method === 'GET' ? {} : { requestBody: subscriptionBody }),
-        responses: { '200': { description: 'The current value, `{"result":"OK"}` or the list' }, 'x-events': HOOK_CALLS },
+        responses: { '200': { description: 'The current value, `{"result":"OK"}` or the list', content: { 'application/json': Type.Unknown() } }, 'x-events': HOOK_CALLS },
+        errors: [404, 409],
         handler,
     });
 

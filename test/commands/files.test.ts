@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startIobroker, type IobFixture } from '../support/iobroker';
+import { checkedFetch } from '../support/response-check';
 
 const META = 'restapi-test.0';
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0x10, 0x80, 0x7f]);
@@ -36,7 +37,7 @@ const list = async (dir: string, fixture = iob): Promise<{ file: string; isDir: 
     fixture.storage.objects.readDirAsync(META, dir);
 
 async function bytes(path: string): Promise<{ status: number; type: string | null; body: Buffer }> {
-    const res = await fetch(iob.baseUrl + path);
+    const res = await checkedFetch(iob.baseUrl + path);
     return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
 }
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import t from 'tap';
 import { fakeInstance, type FakeInstance } from '../support/fake-instance';
 import { startIobroker, type IobFixture } from '../support/iobroker';
+import { checkedFetch } from '../support/response-check';
 
 let iob: IobFixture;
 let echo: FakeInstance;
@@ -119,7 +120,7 @@ t.test('httpGet with local targets allowed: JSON, binary, redirects, errors', as
     t.equal(res.status, 200);
     t.same(res.json.results[0], { status: 200, statusText: 'OK' });
     t.same(res.json.results[1], { type: 'Buffer', data: [0x89, 0x50, 0x4e, 0x47, 1, 2, 3] });
-    const raw = await fetch(`${iob.baseUrl}/v1/command/httpGet?url=${encodeURIComponent(`${targetUrl}/moved`)}&binary=true`);
+    const raw = await checkedFetch(`${iob.baseUrl}/v1/command/httpGet?url=${encodeURIComponent(`${targetUrl}/moved`)}&binary=true`);
     t.equal(raw.status, 200);
     t.equal(raw.headers.get('content-type'), 'image/png');
     t.same([...Buffer.from(await raw.arrayBuffer())], [0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);

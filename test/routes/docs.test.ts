@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startIobroker, type IobFixture } from '../support/iobroker';
+import { checkedFetch } from '../support/response-check';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Validator } = require('@seriousme/openapi-schema-validator');
@@ -11,7 +12,7 @@ t.before(async () => {
 t.teardown(() => iob?.stop());
 
 t.test('/ redirects to the docs page, which loads Swagger UI from this server', async t => {
-    const root = await fetch(`${iob.baseUrl}/`, { redirect: 'manual' });
+    const root = await checkedFetch(`${iob.baseUrl}/`, { redirect: 'manual' });
     t.equal(root.status, 302);
     t.equal(root.headers.get('location'), '/api-doc/');
     for (const path of ['/api-doc/', '/api-doc']) {
@@ -22,7 +23,7 @@ t.test('/ redirects to the docs page, which loads Swagger UI from this server', 
         const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map(m => m[1]);
         t.ok(assets.length >= 4);
         for (const asset of assets) {
-            const res = await fetch(new URL(asset, `${iob.baseUrl}/api-doc/`));
+            const res = await checkedFetch(new URL(asset, `${iob.baseUrl}/api-doc/`));
             t.equal(res.status, 200, `asset ${asset}`);
             await res.arrayBuffer();
         }
@@ -48,7 +49,7 @@ t.test('docs assets: no path escapes the folder', async t => {
 });
 
 t.test('HEAD answers without a body', async t => {
-    const res = await fetch(`${iob.baseUrl}/v1/command/getVersion`, { method: 'HEAD' });
+    const res = await checkedFetch(`${iob.baseUrl}/v1/command/getVersion`, { method: 'HEAD' });
     t.equal(res.status, 200);
     t.equal((await res.text()).length, 0);
 });

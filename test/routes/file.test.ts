@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { startIobroker, type IobFixture } from '../support/iobroker';
+import { checkedFetch } from '../support/response-check';
 
 const META = 'restapi-files.0';
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0x10, 0x80]);
@@ -35,7 +36,7 @@ function multipart(field: string, data: Buffer, fileName = 'upload.bin'): { body
 }
 
 async function download(path: string): Promise<{ status: number; type: string | null; body: Buffer }> {
-    const res = await fetch(iob.baseUrl + path);
+    const res = await checkedFetch(iob.baseUrl + path);
     return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
 }
 
@@ -43,7 +44,7 @@ t.test('a binary file over 10 MB goes up as multipart and comes back byte for by
     const data = randomBytes(10 * 1024 * 1024 + 12345);
     const form = new FormData();
     form.append('file', new Blob([data]), 'big.bin');
-    const res = await fetch(`${iob.baseUrl}/v1/file/${META}/big/nested/data.bin`, { method: 'POST', body: form });
+    const res = await checkedFetch(`${iob.baseUrl}/v1/file/${META}/big/nested/data.bin`, { method: 'POST', body: form });
     t.equal(res.status, 200);
     t.same(await res.json(), { success: true });
     t.ok((await stored('big/nested/data.bin')).equals(data), 'stored unchanged');
@@ -149,7 +150,7 @@ t.test('a body over bodyLimit answers 413 and stores nothing', async t => {
         },
     });
     const init = { method: 'POST', body: stream, duplex: 'half', headers: { 'Content-Type': form.type } } as RequestInit;
-    const streamed = await fetch(`${iob.baseUrl}/v1/file/${META}/limit/streamed.bin`, init);
+    const streamed = await checkedFetch(`${iob.baseUrl}/v1/file/${META}/limit/streamed.bin`, init);
     t.equal(streamed.status, 413);
     await streamed.arrayBuffer();
     for (const name of ['declared.bin', 'raw.bin', 'streamed.bin']) {

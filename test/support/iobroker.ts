@@ -10,6 +10,7 @@ import { INSTANCE_ID, PROJECT_ROOT, seedIfNeeded, startStorage, writeInstance, t
 import { stopProcess } from '../../scripts/stop-process';
 import { freePort } from './ports';
 import { rawRequest } from './raw-request';
+import { checkerFor, checkers } from './response-check';
 import { writeRedisConfig } from './redis';
 import { copySeed, ensureSeed } from './seed';
 
@@ -94,6 +95,11 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
     }
     const port = await freePort();
     await writeInstance(storage, { bind: '127.0.0.1', port, ...options.native });
+    // every answer of this server is checked against the document its config gives
+    const contract = async (): Promise<void> => {
+        checkers.set(port, checkerFor((await storage.objects.getObjectAsync(INSTANCE_ID)).native));
+    };
+    await contract();
     let output = '';
     let child: ChildProcess | null = null;
     let secure = options.native?.secure === true;
@@ -173,9 +179,11 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
             instance.native = { ...instance.native, ...native };
             secure = instance.native.secure === true;
             await storage.objects.setObjectAsync(INSTANCE_ID, instance);
+            await contract();
             await startAdapter();
         },
         async stop() {
+            checkers.delete(port);
             await stopAdapter();
             await storage.close();
             rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { HttpAnswer } from './iobroker';
+import { checkers } from './response-check';
 
 export interface RawOptions {
     method?: string;
@@ -29,7 +30,14 @@ export function rawRequest(url: string, { method = 'GET', headers = {}, body, lo
                     json = undefined;
                 }
                 const flat = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-                resolve({ status: res.statusCode ?? 0, headers: flat, text, json });
+                const answer = { status: res.statusCode ?? 0, headers: flat, text, json };
+                // the answer must be what the document declares: a mismatch fails the test that asked
+                const problem = checkers.get(Number(target.port))?.problem(method, target.pathname + target.search, answer);
+                if (problem) {
+                    reject(new Error(`Response outside the contract: ${problem}`));
+                    return;
+                }
+                resolve(answer);
             });
         });
         req.on('error', reject);

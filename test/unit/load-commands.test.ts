@@ -47,7 +47,7 @@ const typebox = JSON.stringify(require.resolve('@sinclair/typebox'));
 const valid = (name: string, extra = ''): string => `
 const { Type } = require(${typebox});
 exports.default = { name: '${name}', summary: 'A test command', params: Type.Object({ ${extra} }), permission: null,
-  effect: 'read', envelope: 'result', handler: async () => 1 };`;
+  effect: 'read', envelope: 'result', result: Type.Number(), handler: async () => 1 };`;
 
 t.test('refuses to start on a malformed, misnamed or duplicate file', async t => {
     t.same([...loadCommands(folderWith({ 'ok.js': valid('ok') })).keys()], ['ok']);
@@ -59,6 +59,7 @@ t.test('refuses to start on a malformed, misnamed or duplicate file', async t =>
         () => loadCommands(folderWith({ 'def.js': valid('def', "level: Type.String({ enum: ['a'], default: 5 })") })),
         /default of parameter "level" violates its own schema/,
     );
+    t.throws(() => loadCommands(folderWith({ 'nores.js': valid('nores').replace('result: Type.Number(), ', '') })), /Invalid command file nores\.js: result must be a TypeBox schema/);
     t.throws(() => loadCommands(folderWith({ 'perm.js': valid('perm').replace('permission: null', "permission: { type: 'nope', operation: 'x' }") })), /permission/);
     t.same([...loadCommands(folderWith({ '_helper.js': 'throw new Error()', 'a.d.js': '' })).keys()], [], 'helpers are skipped');
 });

@@ -30,7 +30,7 @@ t.test('the document is valid OpenAPI 3.1 and lists every command with GET and P
 t.test('the prefix of the web-extension mode goes into servers', async t => {
     const doc = buildOpenApi({ routes, commands: [], version: '5.0.0', basePath: '/rest-api', auth: false });
     t.same(doc.servers, [{ url: '/rest-api', description: 'Mounted in the web adapter' }]);
-    t.notOk(doc.security);
+    t.same(doc.security, [], 'without auth an explicit empty requirement');
 });
 
 t.test('the route table: commands are static routes whose store is the definition', async t => {
@@ -44,4 +44,32 @@ t.test('the route table: commands are static routes whose store is the definitio
         routes.map(r => `${r.method} ${r.path}`),
         'REST routes',
     );
+});
+
+t.test('every operation declares its answers: a 2xx with a body schema, and its errors with the one error schema', async t => {
+    for (const auth of [true, false]) {
+        const doc = buildOpenApi({ routes: restRoutes(normalizeConfig({ auth })), commands: commands.values(), version: '5.0.0', basePath: '', auth });
+        const paths = doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }>; tags: string[] }>>;
+        let operations = 0;
+        for (const [path, methods] of Object.entries(paths)) {
+            for (const [method, op] of Object.entries(methods)) {
+                operations++;
+                const name = `${method.toUpperCase()} ${path} (auth ${auth})`;
+                const statuses = Object.keys(op.responses).filter(s => /^\d+$/.test(s));
+                const success = statuses.filter(s => s.startsWith('2'));
+                t.ok(success.length, `${name}: a 2xx`);
+                for (const status of success) {
+                    const content = op.responses[status].content;
+                    t.ok(content && Object.values(content).every(media => media.schema), `${name} ${status}: a schema per media type`);
+                }
+                for (const status of statuses.filter(s => /^[45]/.test(s))) {
+                    t.same(op.responses[status].content?.['application/json']?.schema, { $ref: '#/components/schemas/Error' }, `${name} ${status}: the error schema`);
+                }
+                t.notOk(op.responses.default, `${name}: no catch-all default`);
+                const open = op.tags.includes('auth') || path === '/name';
+                t.equal(statuses.includes('401'), auth && !open, `${name}: 401 exactly when auth is on (the login routes and /name are open)`);
+            }
+        }
+        t.ok(operations > 150, `${operations} operations`);
+    }
 });
