@@ -13,12 +13,13 @@ const ERROR_TEXT: Record<number, string> = {
     403: 'The user lacks the permission (`permissionError`)',
     404: 'Not found',
     405: 'Method not allowed',
-    408: 'No answer in time',
+    408: 'The request did not arrive in time, or the answer it waits for did not',
     409: 'Conflict with what exists',
     410: 'Gone: no longer exists in ioBroker',
     413: 'The body is larger than `bodyLimit`',
     415: 'Unsupported media type',
     422: 'A parameter is missing or invalid; `details` names each',
+    431: 'The request headers are too large',
     429: 'Too many failed logins from this address, or too many sessions; see Retry-After',
     501: 'Not implemented, or the acknowledged value did not come in time',
     502: 'The target answered with an error',
@@ -32,7 +33,8 @@ function errorResponse(status: number): Json {
 
 /** The error statuses an operation can answer: from what it declares, plus what every request of its kind can meet. */
 function errorStatuses(kind: { permission: unknown; public?: boolean; params: boolean; body: boolean; auth: boolean; extra?: number[] }): number[] {
-    const statuses = new Set(kind.extra ?? []);
+    // any request whose headers are too large or that does not arrive in time (src/server.ts answers both as JSON)
+    const statuses = new Set([...(kind.extra ?? []), 408, 431]);
     if (kind.auth && !kind.public) {
         statuses.add(401).add(429);
     }
@@ -125,6 +127,7 @@ function routeOperation(route: Route, auth: boolean): Json {
     const errors = errorStatuses({ permission: route.permission, public: route.public, params: parameters.length > 0, body: !!route.body, auth, extra: route.errors });
     const op: Json = {
         summary: route.summary,
+        description: route.description ?? route.summary,
         tags: [route.tag],
         operationId: `${route.method.toLowerCase()}${path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
         parameters,
@@ -238,6 +241,7 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             version,
             description: 'Read and write ioBroker states, objects and files, and call socket commands.',
             license: { name: 'MIT', identifier: 'MIT' },
+            contact: { name: 'ioBroker REST API', url: 'https://github.com/ioBroker/ioBroker.rest-api' },
         },
         servers: [
             basePath
@@ -255,16 +259,21 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             { name: 'log', description: 'Log files of the hosts' },
             { name: 'events', description: 'Change notifications as server-sent events' },
             { name: 'other', description: 'Instance information' },
+            ...(auth ? [{ name: 'auth', description: 'Logging in and out: OAuth2 tokens' }] : []),
         ],
         paths,
         components: {
             schemas: {
                 Error: plain(ErrorSchema),
             },
-            securitySchemes: {
-                basicAuth: { type: 'http', scheme: 'basic' },
-                bearerAuth: { type: 'http', scheme: 'bearer' },
-            },
+            ...(auth
+                ? {
+                      securitySchemes: {
+                          basicAuth: { type: 'http', scheme: 'basic' },
+                          bearerAuth: { type: 'http', scheme: 'bearer' },
+                      },
+                  }
+                : {}),
         },
         // without auth an explicit empty requirement: nothing is needed, and the document says so
         security: auth ? [{ basicAuth: [] }, { bearerAuth: [] }] : [],

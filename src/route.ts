@@ -32,6 +32,8 @@ export interface Route {
     method: Method;
     path: string;
     summary: string;
+    /** Longer text for the docs; the summary when absent. */
+    description?: string;
     tag: string;
     permission: Permission | null;
     /** Answered without authentication (docs assets, `/name`). */

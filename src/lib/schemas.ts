@@ -104,8 +104,9 @@ export function json(schema: TSchema, description: string): { description: strin
 
 /**
  * A fixed-position array in JSON Schema 2020-12 (OpenAPI 3.1): `prefixItems`, of which the first
- * `required` must be there. TypeBox's Tuple writes the older `items: [...]` form.
+ * `required` must be there, and no more than those (`maxItems`; linters want an `items` too).
+ * TypeBox's Tuple writes the older `items: [...]` form.
  */
 export function tuple<T extends TSchema[]>(items: [...T], required: number, description: string): TSchema {
-    return Type.Unsafe({ type: 'array', prefixItems: items, items: false, minItems: required, maxItems: items.length, description });
+    return Type.Unsafe({ type: 'array', prefixItems: items, items: {}, minItems: required, maxItems: items.length, description });
 }
