@@ -1,8 +1,13 @@
-import type { TObject, TSchema } from '@sinclair/typebox';
+import { FormatRegistry, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { HttpError, type ParamProblem } from './http-error';
 import { booleanFromText } from './lib/boolean-text';
 import { MAX_JSON_DEPTH, tooDeep } from './read-body';
+
+// `password` only tells the docs page to mask the input; any text is one
+if (!FormatRegistry.Has('password')) {
+    FormatRegistry.Set('password', () => true);
+}
 
 /** Raw request values: strings from the query (`null` for a bare `?key`), JSON types from a body. */
 export type RawParams = Record<string, unknown>;
@@ -35,6 +40,10 @@ function coerce(name: string, value: unknown, kinds: Set<string>): Coerced {
     }
     if (typeof value === 'string') {
         const text = value.trim();
+        if (text === '' && !kinds.has('string') && !kinds.has('any')) {
+            // `?timeout=` or `?withInfo=`: given without a value, as absent
+            return { value: undefined };
+        }
         if ((kinds.has('object') || kinds.has('array')) && /^[[{]/.test(text)) {
             if (tooDeep(text)) {
                 return { problem: `Cannot parse ${name}: nested deeper than ${MAX_JSON_DEPTH} levels` };
@@ -93,8 +102,14 @@ export function parseParams(compiled: CompiledParams, raw: RawParams): Record<st
             continue;
         }
         let value = result.value;
-        if (value === undefined && schema.properties[name].default !== undefined) {
-            value = structuredClone(schema.properties[name].default);
+        const prop = schema.properties[name];
+        if (prop['x-clamp'] === true) {
+            // 4.0.2 read these timeouts as parseInt(x) || default and capped them: garbage counts as
+            // not given, and a value outside the schema's bounds becomes the nearest bound
+            value = typeof value === 'number' && Number.isFinite(value) ? Math.min(prop.maximum ?? Infinity, Math.max(prop.minimum ?? -Infinity, Math.trunc(value))) : undefined;
+        }
+        if (value === undefined && prop.default !== undefined) {
+            value = structuredClone(prop.default);
         }
         if (value === undefined) {
             if (required.has(name)) {

@@ -8,7 +8,10 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteRequest {
     params: Record<string, string>;
+    /** The query as sent; read `input` for declared parameters. */
     query: Query;
+    /** The declared query parameters, parsed and checked by the route's `query` schema (422 otherwise). */
+    input: Record<string, unknown>;
     body: unknown;
     headers: IncomingHttpHeaders;
     /** The client's address, e.g. for damping password guessing. */
@@ -45,7 +48,7 @@ export interface Route {
     body?: 'json' | 'form' | 'upload';
     /** The docs name of a trailing `*` (it may contain `/`), e.g. `fileName`; handlers read `params['*']`. */
     wildcard?: string;
-    /** Query parameters, for the docs; path parameters come from the path itself. */
+    /** Query parameters: parsed by this schema into `input` (one boolean convention, bounds), and documented. */
     query?: TObject;
     requestBody?: TSchema;
     /** The successful answers by status, each with its media types and body schemas. */

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import t from 'tap';
 import { AclCache } from '../src/acl';
-import { clampTimeout } from '../src/events/polling';
+import { routeInput } from '../src/route-input';
+import { pollingRoute } from '../src/routes/polling';
 import { NameIndex } from '../src/lib/name-index';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
@@ -281,9 +282,10 @@ t.test('§10 #19: polling keeps old events, survives aborted polls, batches, and
     await new Promise(r => setTimeout(r, 1500));
     slow.abort();
     t.equal(await pending, undefined, 'a poll after connect&timeout=NaN waits instead of answering at once');
-    t.equal(clampTimeout('NaN'), 30_000);
-    t.equal(clampTimeout('1'), 1000);
-    t.equal(clampTimeout(String(10 ** 12)), 60_000, 'the first poll cannot ask for an unbounded timeout');
+    // the bounds live in the route's schema; the parser applies them as 4.0.2 did
+    t.same(routeInput(pollingRoute, { timeout: 'NaN' }), {}, 'garbage counts as not given (default 30 s)');
+    t.same(routeInput(pollingRoute, { timeout: '1' }), { timeout: 1000 });
+    t.same(routeInput(pollingRoute, { timeout: String(10 ** 12) }), { timeout: 60_000 }, 'the first poll cannot ask for an unbounded timeout');
     const shortStart = Date.now();
     res = await iob.request('/v1/polling?sid=short&timeout=1');
     t.same([res.status, res.text], [200, '']);

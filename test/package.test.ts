@@ -15,7 +15,8 @@ const run = promisify(execFile);
 t.setTimeout(150_000);
 
 const ALLOWED = [/^build\/src\//, /^build\/commands\//, /^admin\//, /^docs-page\//, /^examples\//, /^(io-package\.json|package\.json|README\.md|LICENSE)$/];
-const FORBIDDEN = [/^build\/(test|bench|scripts)\//, /^test\//, /^bench\//, /^src\//, /^commands\//, /^tap-snapshots\//, /^iobroker-data\//, /\.ts$/, /\.tgz$/];
+// TypeScript only as the typed-client example users read and compile themselves
+const FORBIDDEN = [/^build\/(test|bench|scripts)\//, /^test\//, /^bench\//, /^src\//, /^commands\//, /^tap-snapshots\//, /^iobroker-data\//, /^(?!examples\/).*\.ts$/, /\.tgz$/];
 const REQUIRED = ['package.json', 'io-package.json', 'README.md', 'LICENSE', 'build/src/main.js', 'build/src/extension.js', 'admin/jsonConfig.json', 'docs-page/index.html'];
 
 interface PackResult {

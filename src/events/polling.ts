@@ -13,10 +13,6 @@ interface Waiter {
     resolve(answer: Answer): void;
 }
 
-export function clampTimeout(raw: unknown): number {
-    const ms = parseInt(String(raw ?? ''), 10);
-    return Number.isFinite(ms) ? Math.min(60_000, Math.max(1000, ms)) : DEFAULT_POLL_TIMEOUT_MS;
-}
 
 /**
  * A long-polling client: a bounded queue of events and any number of waiting polls. Each event goes

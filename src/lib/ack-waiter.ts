@@ -4,12 +4,6 @@ import { adapterCall, fromAdapterError } from './adapter-errors';
 
 export const MAX_WAIT_MS = 60_000;
 
-/** Parses 4.0.2's `timeout` query value: milliseconds, capped at 60 s; empty means "do not wait". */
-export function waitTimeout(raw: string | null | undefined): number {
-    const ms = parseInt(raw ?? '', 10);
-    return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_WAIT_MS) : 0;
-}
-
 /**
  * Writes a state and resolves with the first acknowledged state of that id. The listener is
  * registered before the write, and released in every outcome, without touching other waiters.

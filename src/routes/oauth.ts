@@ -83,7 +83,12 @@ const tokenQuery = Type.Object({
 /** OAuth2 password and refresh grants, RFC 7009 revocation and logout; present only while `auth` is on. */
 export const oauthRoutes: Route[] = [
     oauthRoute('POST', '/oauth/token', 'Get an access and a refresh token (form or JSON body)', token, { body: 'form', requestBody: tokenQuery, responses: { '200': TOKENS }, errors: [400, 429] }),
-    oauthRoute('GET', '/oauth/token', 'Get tokens with query parameters (documented by 4.0.2; prefer POST)', token, { query: tokenQuery, responses: { '200': TOKENS }, errors: [400, 429] }),
+    // a missing or unknown grant_type is OAuth's own 400 unsupported_grant_type, not a 422
+    oauthRoute('GET', '/oauth/token', 'Get tokens with query parameters (documented by 4.0.2; prefer POST)', token, {
+        query: Type.Object({ ...tokenQuery.properties, grant_type: Type.Optional(Type.String({ description: 'password or refresh_token' })) }),
+        responses: { '200': TOKENS },
+        errors: [400, 429],
+    }),
     oauthRoute(
         'POST',
         '/oauth/revoke',

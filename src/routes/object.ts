@@ -134,9 +134,10 @@ export const listObjectsRoute = defineRoute({
         type: Type.Optional(Type.String({ description: 'Object type, e.g. state, channel, device' })),
         ...pageParams('object'),
     }),
-    handler({ query, url }, ctx) {
-        const filter = query.filter || '*';
+    handler({ input, url }, ctx) {
+        const filter = (input.filter as string | undefined) || '*';
+        const type = input.type as string | undefined;
         // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2
-        return listingReply(ctx, `objects\n${filter}\n${query.type ?? ''}`, listingParams(query, 'object'), url, objectSource(ctx, filter, query.type || undefined));
+        return listingReply(ctx, `objects\n${filter}\n${type ?? ''}`, listingParams(input, 'object'), url, objectSource(ctx, filter, type || undefined));
     },
 });

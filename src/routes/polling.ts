@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { clampTimeout } from '../events/polling';
+import { DEFAULT_POLL_TIMEOUT_MS } from '../events/polling';
 import { EVENT_BODY } from '../events/schemas';
-import { isTrueFlag } from '../query';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
 import { sidOf } from './subscription-target';
@@ -23,20 +22,23 @@ export const pollingRoute = defineRoute({
     query: Type.Object({
         sid: Type.Optional(Type.String({ description: 'Session id the client chose; without one the client address' })),
         connect: Type.Optional(Type.String({ description: 'Present: start or refresh the session' })),
-        timeout: Type.Optional(Type.Integer({ description: 'Poll timeout in ms, 1000..60000 (default 30000)' })),
+        timeout: Type.Optional(
+            Type.Integer({ minimum: 1000, maximum: 60_000, 'x-clamp': true, description: 'Poll timeout in ms, 1000..60000 (outside: the nearest bound); default 30000' }),
+        ),
         batch: Type.Optional(Type.Boolean({ description: 'Answer a JSON array with every queued event' })),
     }),
     async handler(req, ctx) {
         const session = ctx.app.polling.getOrCreate(ctx.user, sidOf(req));
+        const timeout = req.input.timeout as number | undefined;
         if ('connect' in req.query || 'check' in req.query) {
-            session.timeout = clampTimeout(req.query.timeout);
+            session.timeout = timeout ?? DEFAULT_POLL_TIMEOUT_MS;
             session.lastSeen = Date.now();
             return Reply.text('_', 'text/plain');
         }
-        if (req.query.timeout) {
-            session.timeout = clampTimeout(req.query.timeout);
+        if (timeout !== undefined) {
+            session.timeout = timeout;
         }
-        const answer = await session.poll(isTrueFlag(req.query.batch), req.signal!);
+        const answer = await session.poll(req.input.batch === true, req.signal!);
         return Reply.text(answer === undefined ? '' : JSON.stringify(answer), 'text/plain');
     },
 });

@@ -111,10 +111,18 @@ export const sendToGetRoute = defineRoute({
     tag: 'sendto',
     permission: SENDTO,
     query: Type.Object({
-        message: Type.String({ description: 'The command of the message, e.g. getHistory' }),
+        // required, but refused by the handler with 4.0.2's own text when missing
+        message: Type.Optional(Type.String({ description: 'The command of the message, e.g. getHistory (required)' })),
         data: Type.Optional(Type.String({ description: 'The message data: null, true/false, a number, JSON, or text' })),
         noResponse: Type.Optional(Type.Boolean({ description: 'Do not wait for a reply; answers {"result":"sent"}' })),
-        timeout: Type.Optional(Type.Integer({ description: `ms to wait for the reply (default ${DEFAULT_MESSAGE_TIMEOUT_MS}, max ${MAX_MESSAGE_TIMEOUT_MS})` })),
+        timeout: Type.Optional(
+            Type.Integer({
+                minimum: 1,
+                maximum: MAX_MESSAGE_TIMEOUT_MS,
+                'x-clamp': true,
+                description: `ms to wait for the reply (default ${DEFAULT_MESSAGE_TIMEOUT_MS}; larger values are capped at ${MAX_MESSAGE_TIMEOUT_MS})`,
+            }),
+        ),
         responseContentType: Type.Optional(Type.String({ description: 'Answer the reply\'s result with this Content-Type; 501 when the reply has an error' })),
     }),
     handler: sendTo,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isAllowed } from '../acl';
 import { HttpError } from '../http-error';
-import { waitTimeout } from '../lib/ack-waiter';
+import { MAX_WAIT_MS } from '../lib/ack-waiter';
 import { peekState, readState as readCachedState } from '../lib/cached-reads';
 import { convertText } from '../lib/state-value';
 import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
@@ -24,8 +24,15 @@ function assertWrite(ctx: RequestContext): void {
 }
 
 const timeoutParam = Type.Optional(
-    Type.Integer({ description: 'Wait up to this many ms (max 60000) for the acknowledged value; 501 on timeout' }),
+    Type.Integer({
+        minimum: 0,
+        maximum: MAX_WAIT_MS,
+        'x-clamp': true,
+        description: 'Wait up to this many ms for the acknowledged value (larger values are capped at 60000, as in 4.0.2); 501 on timeout',
+    }),
 );
+
+const timeoutOf = (input: Record<string, unknown>): number => (input.timeout as number | undefined) ?? 0;
 
 export const readState = defineRoute({
     method: 'GET',
@@ -47,36 +54,37 @@ export const readState = defineRoute({
         toggle: Type.Optional(Type.String({ description: 'Present: toggle the first id' })),
         timeout: timeoutParam,
     }),
-    handler({ params, query }, ctx) {
+    handler({ params, query, input }, ctx) {
         const { stateId } = params;
         if (!stateId.includes(',') && !('value' in query) && !('toggle' in query)) {
-            const hit = peekStateEntry(ctx, stateId.trim(), query.withInfo === 'true');
+            const hit = peekStateEntry(ctx, stateId.trim(), input.withInfo === true);
             if (hit) {
                 return hit;
             }
         }
-        return readStates(params, query, ctx);
+        return readStates(params, query, input, ctx);
     },
 });
 
-async function readStates(params: Record<string, string>, query: Query, ctx: RequestContext): Promise<unknown> {
+/** `value` and `toggle` count by their presence, as in 4.0.2 (`?toggle`, `?value=` writes an empty text). */
+async function readStates(params: Record<string, string>, query: Query, input: Record<string, unknown>, ctx: RequestContext): Promise<unknown> {
     const ids = splitIds(params.stateId);
     if (!ids.length) {
         throw new HttpError('NOT_FOUND', 'ID not found', { id: params.stateId });
     }
-    const timeoutMs = waitTimeout(query.timeout);
+    const timeoutMs = timeoutOf(input);
     if ('value' in query) {
         assertWrite(ctx);
         const resolved = await resolveStateId(ctx, ids[0]);
         const val = convertText(query.value ?? '', stateCommon(resolved.obj)?.type, resolved.id) as ioBroker.StateValue;
-        const result = await writeState(ctx, resolved.id, { val, ack: query.ack === 'true' }, timeoutMs);
+        const result = await writeState(ctx, resolved.id, { val, ack: input.ack === true }, timeoutMs);
         return timeoutMs > 0 ? result : { val, id: resolved.id };
     }
     if ('toggle' in query) {
         assertWrite(ctx);
         return toggleState(ctx, await resolveStateId(ctx, ids[0]), timeoutMs);
     }
-    const withInfo = query.withInfo === 'true';
+    const withInfo = input.withInfo === true;
     if (ids.length === 1) {
         return readStateEntry(ctx, ids[0], withInfo);
     }
@@ -102,13 +110,13 @@ export const updateState = defineRoute({
         c: Type.Optional(Type.String()),
         from: Type.Optional(Type.String()),
     }),
-    async handler({ params, query, body }, ctx) {
+    async handler({ params, input, body }, ctx) {
         if (!body || typeof body !== 'object' || Array.isArray(body)) {
             throw new HttpError('INVALID_PARAMS', 'Body must be a JSON state object, e.g. {"val":1,"ack":false}', {
                 id: params.stateId,
             });
         }
-        return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body as ioBroker.SettableState, waitTimeout(query.timeout));
+        return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body as ioBroker.SettableState, timeoutOf(input));
     },
 });
 
@@ -121,17 +129,17 @@ export const toggleStateRoute = defineRoute({
     responses: { '200': json(StateEntrySchema, 'The written value with the id; with timeout the acknowledged state') },
     errors: [404, 422, 501],
     query: Type.Object({ timeout: timeoutParam }),
-    async handler({ params, query }, ctx) {
+    async handler({ params, input }, ctx) {
         const id = splitIds(params.stateId)[0] ?? params.stateId;
-        return toggleState(ctx, await resolveStateId(ctx, id), waitTimeout(query.timeout));
+        return toggleState(ctx, await resolveStateId(ctx, id), timeoutOf(input));
     },
 });
 
-function plainReply(id: string, state: ioBroker.State | null, query: Query): Reply {
+function plainReply(id: string, state: ioBroker.State | null, input: Record<string, unknown>): Reply {
     if (!state) {
         throw new HttpError('NOT_FOUND', 'State not found', { id });
     }
-    const text = query.extraPlain === 'true' ? String(state.val) : JSON.stringify(state.val) ?? 'null';
+    const text = input.extraPlain === true ? String(state.val) : JSON.stringify(state.val) ?? 'null';
     // 4.0.2 clients got text/html; text/plain is what its docs promised and what is safe
     return Reply.text(text, 'text/plain; charset=utf-8');
 }
@@ -147,16 +155,16 @@ export const plainState = defineRoute({
     query: Type.Object({
         extraPlain: Type.Optional(Type.Boolean({ description: 'String(val) instead of JSON.stringify(val)' })),
     }),
-    handler({ params, query }, ctx) {
+    handler({ params, input }, ctx) {
         const idOrName = splitIds(params.stateId)[0] ?? params.stateId;
         const resolved = peekStateId(ctx, idOrName);
         const hit = resolved && peekState(ctx, resolved.id);
         if (hit) {
-            return plainReply(resolved!.id, hit, query);
+            return plainReply(resolved!.id, hit, input);
         }
         return (async () => {
             const { id } = await resolveStateId(ctx, idOrName);
-            return plainReply(id, await readCachedState(ctx, id), query);
+            return plainReply(id, await readCachedState(ctx, id), input);
         })();
     },
 });
@@ -172,9 +180,9 @@ export const listStates = defineRoute({
         filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })),
         ...pageParams('state'),
     }),
-    handler({ query, url }, ctx) {
-        const filter = query.filter || '*';
+    handler({ input, url }, ctx) {
+        const filter = (input.filter as string | undefined) || '*';
         // the admin's whole listings come from a coherent cache: the same answer for all admin requests
-        return listingReply(ctx, `states\n${filter}`, listingParams(query, 'state'), url, stateSource(ctx, filter));
+        return listingReply(ctx, `states\n${filter}`, listingParams(input, 'state'), url, stateSource(ctx, filter));
     },
 });

@@ -59,3 +59,23 @@ t.test('parseQuery: bare keys are null, + is a space, the last repeat wins, bad 
     t.same({ ...parseQuery('') }, {});
     t.equal(Object.getPrototypeOf(parseQuery('__proto__=1')), null, 'no prototype to pollute');
 });
+
+t.test('4.0.2 timeouts: bounds from the schema cap instead of refusing, garbage counts as not given', async t => {
+    const capped = compileParams(
+        Type.Object({
+            timeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: 60000, 'x-clamp': true })),
+            withInfo: Type.Optional(Type.Boolean()),
+        }),
+    );
+    t.same(parseParams(capped, { timeout: '500' }), { timeout: 1000 }, 'below: the minimum');
+    t.same(parseParams(capped, { timeout: '999999' }), { timeout: 60000 }, 'above: the maximum');
+    t.same(parseParams(capped, { timeout: '2500.7' }), { timeout: 2500 });
+    t.same(parseParams(capped, { timeout: 'NaN' }), {}, 'garbage: as absent');
+    t.same(parseParams(capped, { timeout: '' }), {}, 'empty: as absent');
+    t.same(parseParams(capped, { withInfo: '1' }), { withInfo: true });
+    t.same(parseParams(capped, { withInfo: null }), { withInfo: true }, 'a bare flag');
+    t.same(parseParams(capped, { withInfo: '' }), {}, '?withInfo= as absent');
+    t.throws(() => parseParams(capped, { withInfo: 'maybe' }), /withInfo/, 'a word that is no boolean is refused');
+    // without x-clamp the bounds refuse
+    t.throws(() => parseParams(schema, { id: 'x', timeout: '70000' }), /timeout/);
+});
