@@ -86,6 +86,18 @@ export function compileParams(schema: TObject): CompiledParams {
     return { schema, names, kinds, check: TypeCompiler.Compile(schema) };
 }
 
+const compiledSchemas = new WeakMap<TObject, CompiledParams>();
+
+/** The compiled form of a command's params or a route's query, compiled on first use and kept. */
+export function compiledFor(schema: TObject): CompiledParams {
+    let compiled = compiledSchemas.get(schema);
+    if (!compiled) {
+        compiled = compileParams(schema);
+        compiledSchemas.set(schema, compiled);
+    }
+    return compiled;
+}
+
 function quote(names: string[]): string {
     return names.map(n => `'${n}'`).join(', ');
 }

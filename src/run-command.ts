@@ -2,19 +2,8 @@ import { isAllowed } from './acl';
 import type { Command } from './command';
 import { HttpError } from './http-error';
 import { fromAdapterError } from './lib/adapter-errors';
-import { compileParams, parseParams, type CompiledParams, type RawParams } from './parse-params';
+import { compiledFor, parseParams, type RawParams } from './parse-params';
 import type { RequestContext } from './request-context';
-
-const compiled = new WeakMap<Command, CompiledParams>();
-
-function compiledFor(cmd: Command): CompiledParams {
-    let params = compiled.get(cmd);
-    if (!params) {
-        params = compileParams(cmd.params);
-        compiled.set(cmd, params);
-    }
-    return params;
-}
 
 /**
  * The whole command pipeline: permission, then parameters, then the handler. Answers without a
@@ -24,7 +13,7 @@ export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext): u
     if (!isAllowed(ctx.acl, cmd.permission)) {
         throw new HttpError('FORBIDDEN', 'permissionError');
     }
-    const params = parseParams(compiledFor(cmd), raw);
+    const params = parseParams(compiledFor(cmd.params), raw);
     let answer: unknown;
     try {
         answer = cmd.handler(params as never, ctx);
@@ -37,6 +26,6 @@ export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext): u
 /** Compiles every schema at start, so no request pays for it. */
 export function precompile(commands: Iterable<Command>): void {
     for (const cmd of commands) {
-        compiledFor(cmd);
+        compiledFor(cmd.params);
     }
 }

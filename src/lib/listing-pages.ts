@@ -193,9 +193,14 @@ function itemsOf(from: Record<string, unknown>, ids: string[], fields: string[] 
     return items;
 }
 
+/** A walk belongs to the caller who began it: what is listed, by whom, with which rule. */
+function callerWalk(ctx: RequestContext, walkKey: string): string {
+    return `${walkKey}\n${ctx.user}\n${ctx.ownerOnly}`;
+}
+
 /** For listing commands: the page their parsed `limit`/`cursor`/`fields` ask for, or everything. */
 export function commandPage(ctx: RequestContext, walkKey: string, params: Record<string, unknown>, kind: 'state' | 'object', source: ListingSource): Promise<Page> {
-    return listingPage(ctx.app.listingWalks, `${walkKey}\n${ctx.user}\n${ctx.ownerOnly}`, listingParams(params, kind), source);
+    return listingPage(ctx.app.listingWalks, callerWalk(ctx, walkKey), listingParams(params, kind), source);
 }
 
 /**
@@ -204,6 +209,6 @@ export function commandPage(ctx: RequestContext, walkKey: string, params: Record
  * while they are serialised.
  */
 export async function listingReply(ctx: RequestContext, walkKey: string, listing: Listing, url: string, source: ListingSource): Promise<Reply> {
-    const page = await listingPage(ctx.app.listingWalks, `${walkKey}\n${ctx.user}\n${ctx.ownerOnly}`, listing, source);
+    const page = await listingPage(ctx.app.listingWalks, callerWalk(ctx, walkKey), listing, source);
     return Reply.dictionary(page.items, page.linkHeader(url));
 }
