@@ -3,7 +3,7 @@
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
  * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
- * BENCH_ONLY=http|events|listing|random|large; BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
+ * BENCH_ONLY=http|events|listing|random|large|serialize; BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { measureHttp, startBare, VALUE_ID } from './http';
 import { measureLargeInstall } from './large-install';
 import { measureLimitedListing } from './listing-acl';
 import { measureRandomReads } from './random-reads';
+import { measureSerializers } from './serialize';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -48,6 +49,16 @@ async function main(): Promise<void> {
             const sizes = (process.env.BENCH_RANDOM ?? '1000,10000,50000').split(',').map(Number);
             result.randomReads = await measureRandomReads(rt, bare.baseUrl, sizes, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
             console.table(result.randomReads);
+        }
+        if (!only || only === 'serialize') {
+            const prefix = '0_userdata.0.bench_serialize';
+            for (let i = 0; i < 1000; i++) {
+                const id = `${prefix}.s${i}`;
+                await rt.storage.objects.setObjectAsync(id, { type: 'state', common: { name: `s${i}`, type: 'number', role: 'value', read: true, write: true }, native: {} });
+                await rt.storage.states.setStateAsync(id, { val: i * 1.5, ack: true, from: 'system.adapter.bench.0' });
+            }
+            result.serializers = await measureSerializers(rt, prefix);
+            console.table(result.serializers);
         }
         if (!only || only === 'http') {
             const http = await measureHttp(rt, bare.baseUrl, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));

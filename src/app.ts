@@ -11,7 +11,7 @@ import { createContext, type RequestContext } from './request-context';
 import type { Route } from './route';
 import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './router';
 import { commandErrorExtra, commandReply } from './routes/command';
-import { routeInput } from './route-input';
+import { routeBody, routeInput, routeParams } from './route-input';
 import type { ErrorPlace } from './error-reports';
 import { Reply, send, sendError } from './send';
 
@@ -140,9 +140,9 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         if (!isAllowed(ctx.acl, route.permission)) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
+        const params = routeParams(route, match.params as Record<string, string>);
         const input = routeInput(route, query);
-        const body = route.body ? await readRouteBody(req, route, services.config.bodyLimit) : undefined;
-        const params = match.params as Record<string, string>;
+        const body = route.body ? routeBody(route, await readRouteBody(req, route, services.config.bodyLimit)) : undefined;
         const answer = route.handler(
             { params, query, input, body, headers: req.headers, remoteAddress: clientAddress(req), prefix: target.prefix, url: req.url ?? '/', signal: route.waits ? abortOnClose(res) : undefined },
             ctx,

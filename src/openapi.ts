@@ -3,6 +3,7 @@ import type { Command } from './command';
 import { ErrorSchema } from './lib/schemas';
 import type { Route, RouteResponse } from './route';
 import { EXTENSION_PREFIX } from './router';
+import { pathSchema, wildcardName } from './route-input';
 
 type Json = Record<string, unknown>;
 
@@ -88,20 +89,26 @@ function queryParameters(schema: TObject | undefined): Json[] {
     });
 }
 
-function pathParameters(path: string, wildcard?: string): Json[] {
-    return [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({
-        name,
-        in: 'path',
-        required: true,
-        schema: { type: 'string' },
-        // the last part of the path, `/` included
-        ...(name === wildcard ? { description: 'May contain /', 'x-wildcard': true } : {}),
-    }));
+/** From the same schema the router checks them with. */
+function pathParameters(route: Route): Json[] {
+    const wildcard = route.path.endsWith('*') ? wildcardName(route) : undefined;
+    return Object.entries(pathSchema(route).properties).map(([name, schema]) => {
+        const { description, ...rest } = plain(schema);
+        return {
+            name,
+            in: 'path',
+            required: true,
+            schema: rest,
+            ...(description ? { description } : {}),
+            // the last part of the path, `/` included
+            ...(name === wildcard ? { 'x-wildcard': true } : {}),
+        };
+    });
 }
 
 /** A trailing wildcard (`/v1/file/:objectId/*`) is documented as a named path parameter. */
 function namedPath(route: Route): string {
-    return route.path.replace(/\*$/, `:${route.wildcard ?? 'path'}`);
+    return route.path.replace(/\*$/, `:${wildcardName(route)}`);
 }
 
 const UPLOAD_BODY = {
@@ -123,7 +130,7 @@ function documentedResponse({ description, content }: RouteResponse): Json {
 function routeOperation(route: Route, auth: boolean): Json {
     const documented = Object.entries(route.responses).map(([status, response]) => [status, documentedResponse(response)]);
     const path = namedPath(route);
-    const parameters = [...pathParameters(path, route.path.endsWith('*') ? (route.wildcard ?? 'path') : undefined), ...queryParameters(route.query)];
+    const parameters = [...pathParameters(route), ...queryParameters(route.query)];
     const errors = errorStatuses({ permission: route.permission, public: route.public, params: parameters.length > 0, body: !!route.body, auth, extra: route.errors });
     const op: Json = {
         summary: route.summary,
@@ -141,7 +148,7 @@ function routeOperation(route: Route, auth: boolean): Json {
         op.security = [];
     }
     if (route.body === 'json') {
-        op.requestBody = { required: true, content: { 'application/json': { schema: route.requestBody ? plain(route.requestBody) : {} } } };
+        op.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: route.requestBody ? plain(route.requestBody) : {} } } };
     } else if (route.body === 'upload') {
         op.requestBody = UPLOAD_BODY;
     }

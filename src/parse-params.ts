@@ -98,6 +98,12 @@ export function compiledFor(schema: TObject): CompiledParams {
     return compiled;
 }
 
+/** A choice among fixed words names the word that is none of them, rather than "Expected union value". */
+function problemText(schema: TSchema, value: unknown, message: string): string {
+    const words = Array.isArray(schema.anyOf) && schema.anyOf.every((s: TSchema) => 'const' in s) ? schema.anyOf.map((s: TSchema) => String(s.const)) : undefined;
+    return words ? `unknown value ${JSON.stringify(value)}, expected one of ${words.join(', ')}` : message;
+}
+
 function quote(names: string[]): string {
     return names.map(n => `'${n}'`).join(', ');
 }
@@ -135,7 +141,7 @@ export function parseParams(compiled: CompiledParams, raw: RawParams): Record<st
         for (const error of check.Errors(out)) {
             const param = error.path.split('/')[1] || '(body)';
             if (!problems.some(p => p.param === param)) {
-                problems.push({ param, problem: error.message });
+                problems.push({ param, problem: problemText(error.schema, error.value, error.message) });
             }
         }
     }

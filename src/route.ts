@@ -7,11 +7,13 @@ import type { RequestContext } from './request-context';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteRequest {
+    /** Path parameters, checked by the route's path schema. */
     params: Record<string, string>;
     /** The query as sent; read `input` for declared parameters. */
     query: Query;
     /** The declared query parameters, parsed and checked by the route's `query` schema (422 otherwise). */
     input: Record<string, unknown>;
+    /** A JSON body parsed by the route's object `requestBody` (declared fields typed, free ones kept). */
     body: unknown;
     headers: IncomingHttpHeaders;
     /** The client's address, e.g. for damping password guessing. */
@@ -48,9 +50,14 @@ export interface Route {
     body?: 'json' | 'form' | 'upload';
     /** The docs name of a trailing `*` (it may contain `/`), e.g. `fileName`; handlers read `params['*']`. */
     wildcard?: string;
+    /** Path parameters with more than plain text to declare; each `:name` is text otherwise. */
+    params?: TObject;
     /** Query parameters: parsed by this schema into `input` (one boolean convention, bounds), and documented. */
     query?: TObject;
+    /** The JSON body: an object schema is parsed like command params (422 naming the field) before the handler. */
     requestBody?: TSchema;
+    /** The JSON body may be left out (its fields can come from the query instead). */
+    optionalBody?: boolean;
     /** The successful answers by status, each with its media types and body schemas. */
     responses: Record<string, RouteResponse>;
     /**

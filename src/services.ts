@@ -144,7 +144,8 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         basePath,
         errors,
         permissions: permissionTable(served.values(), routes),
-        openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth }),
+        // inside web with its auth on, web asks for the credentials: the document says so too
+        openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),
     };
     return { services, routes };
 }

@@ -101,3 +101,60 @@ t.test('trying getState from the page shows the stored value', async t => {
     const requestUrl = await operation.locator('.request-url pre').innerText();
     t.match(requestUrl, `/v1/command/getState?id=${STATE_ID}`, 'the request went to this server');
 });
+
+interface DocOperation {
+    tags: string[];
+    operationId: string;
+    responses: Record<string, { content?: Record<string, unknown> }>;
+}
+
+/** The first operation of every tag, and the answers of other kinds: text, binary, an event stream. */
+function sampleOperations(doc: { paths: Record<string, Record<string, DocOperation>> }): DocOperation[] {
+    const all = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+    const byTag = new Map<string, DocOperation>();
+    for (const { op } of all) {
+        if (!byTag.has(op.tags[0])) {
+            byTag.set(op.tags[0], op);
+        }
+    }
+    const kinds = all.filter(({ path, method }) => method === 'get' && ['/v1/state/{stateId}/plain', '/v1/file/{objectId}/{fileName}', '/v1/events', '/v1/state/{stateId}'].includes(path));
+    return [...new Set([...byTag.values(), ...kinds.map(k => k.op)])];
+}
+
+t.test('every answer of the sampled operations shows an example and its schema', async t => {
+    if (!browser) {
+        return t.plan(0, skip);
+    }
+    const doc = (await iob.request('/api-docs/openapi.json')).json as { paths: Record<string, Record<string, DocOperation>> };
+    const sample = sampleOperations(doc);
+    const tags = new Set(Object.values(doc.paths).flatMap(item => Object.values(item).map(op => op.tags[0])));
+    t.same(new Set(sample.map(op => op.tags[0])), tags, `one operation of each of the ${tags.size} tags, and ${sample.length - tags.size} more`);
+    for (const op of sample) {
+        // deep links open the operation and scroll it into view, on a page load (not a hash change)
+        await page.goto('about:blank');
+        await page.goto(`${iob.baseUrl}/api-doc/#/${op.tags[0]}/${op.operationId}`);
+        const block = page.locator(`#operations-${op.tags[0]}-${op.operationId}`);
+        await block.locator('.responses-table').first().waitFor({ timeout: 10_000 });
+        for (const [status] of Object.entries(op.responses).filter(([code, r]) => r.content && /^\d{3}$/.test(code))) {
+            const row = block.locator(`.responses-table tr.response[data-code="${status}"]`);
+            t.equal(await row.count(), 1, `${op.operationId} ${status} is listed`);
+            const tabs = await row.locator('.model-example .tab').innerText().catch(() => '');
+            t.match(tabs, /Example Value[\s\S]*Schema/, `${op.operationId} ${status} offers an example and the schema`);
+            const example = await row.locator('.model-example pre').first().innerText().catch(() => '');
+            t.ok(example.trim().length > 0, `${op.operationId} ${status} shows an example value`);
+        }
+    }
+});
+
+t.test('a command operation shows the summary and description of its command file', async t => {
+    if (!browser) {
+        return t.plan(0, skip);
+    }
+    const { default: getState } = (await import('../commands/getState')) as { default: { summary: string; description?: string } };
+    await page.goto('about:blank');
+    await page.goto(`${iob.baseUrl}/api-doc/#/commands/command_getState_get`);
+    const block = page.locator(`#${GET_STATE}`);
+    await block.locator('.opblock-description-wrapper').waitFor({ timeout: 10_000 });
+    t.equal((await block.locator('.opblock-summary-description').innerText()).trim(), getState.summary);
+    t.match(await block.locator('.opblock-description-wrapper').innerText(), (getState.description ?? getState.summary).slice(0, 40));
+});

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { startIobroker, type IobFixture } from './support/iobroker';
 import { freePort } from './support/ports';
-import { checkedFetch } from './support/response-check';
+import { checkedFetch, checkers, ResponseChecker } from './support/response-check';
 
 let iob: IobFixture;
 const webDir = mkdtempSync(join(tmpdir(), 'rest-api-web-'));
@@ -59,7 +59,12 @@ async function startWeb(auth: boolean): Promise<WebHost> {
         }
         await new Promise(r => setTimeout(r, 50));
     }
-    return { base: `http://127.0.0.1:${port}`, output: () => output, proc };
+    const base = `http://127.0.0.1:${port}`;
+    // answers under /rest-api/ are checked against the document served in this mode, like the standalone ones
+    const doc = await fetch(`${base}/rest-api/api-docs/openapi.json`, { headers: auth ? basic('admin', 'iobroker') : {} }).then(r => r.json());
+    checkers.set(port, new ResponseChecker(doc as Record<string, unknown>, '/rest-api'));
+    proc.once('exit', () => checkers.delete(port));
+    return { base, output: () => output, proc };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -116,7 +121,10 @@ t.test('with web\'s auth on, requests run as the user web authenticated', async 
     await iob.createUser('viewer', { state: { read: true }, object: { read: true } }, 'v');
     const web = await startWeb(true);
     t.teardown(() => stopProcess(web.proc));
-    t.equal((await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`)).status, 401, 'web refuses without credentials');
+    // web's own refusal, in web's words: not an answer of this adapter, so not checked against its document
+    t.equal((await fetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`)).status, 401, 'web refuses without credentials');
+    const spec = await json(await checkedFetch(`${web.base}/rest-api/api-docs/openapi.json`, { headers: basic('admin', 'iobroker') }));
+    t.same(spec.security, [{ basicAuth: [] }, { bearerAuth: [] }], 'the document says credentials are needed');
     const read = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: basic('viewer', 'v') });
     t.equal(read.status, 200);
     const write = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('viewer', 'v') });

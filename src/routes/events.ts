@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { isAllowed } from '../acl';
 import { HttpError } from '../http-error';
-import type { Query } from '../query';
 import { EVENT_BODY } from '../events/schemas';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
@@ -29,21 +28,10 @@ function patternList(text: string | null | undefined): string[] {
     return [...new Set((text ?? '').split(',').map(p => p.trim()).filter(Boolean))].sort();
 }
 
-function heartbeatMs(raw: string | null | undefined): number {
-    if (raw === undefined || raw === null || raw === '') {
-        return DEFAULT_HEARTBEAT_MS;
-    }
-    const ms = Number(raw);
-    if (!Number.isFinite(ms)) {
-        throw new HttpError('INVALID_PARAMS', 'heartbeat must be a number of ms', { details: [{ param: 'heartbeat', problem: 'not a number' }] });
-    }
-    return Math.min(60_000, Math.max(1000, Math.round(ms)));
-}
-
 /** An id we never issued (not a number) counts as older than the replay buffer: the client gets an overflow event. */
-function lastEventId(headers: IncomingHttpHeaders, query: Query): number | undefined {
-    const raw = headers['last-event-id'] ?? query.lastEventId;
-    if (raw === undefined || raw === null || raw === '') {
+function lastEventId(headers: IncomingHttpHeaders, input: Record<string, unknown>): number | undefined {
+    const raw = headers['last-event-id'] ?? input.lastEventId;
+    if (raw === undefined || raw === '') {
         return undefined;
     }
     const id = Number(raw);
@@ -60,15 +48,15 @@ export const eventStreamRoute = defineRoute({
     query: Type.Object({
         pattern: Type.Optional(Type.String({ description: 'State ids or patterns, comma-separated, e.g. 0_userdata.0.*' })),
         objects: Type.Optional(Type.String({ description: 'Object ids or patterns, comma-separated (needs object read)' })),
-        heartbeat: Type.Optional(Type.Integer({ description: 'ms between `: ping` comments, 1000..60000, default 15000' })),
-        lastEventId: Type.Optional(Type.Integer({ description: 'As the Last-Event-ID header, for EventSource polyfills' })),
+        heartbeat: Type.Optional(Type.Integer({ minimum: 1000, maximum: 60_000, default: DEFAULT_HEARTBEAT_MS, description: 'ms between `: ping` comments' })),
+        lastEventId: Type.Optional(Type.Integer({ minimum: 0, description: 'As the Last-Event-ID header, for EventSource polyfills' })),
     }),
     responses: {
         '200': { description: STREAM_DESCRIPTION, content: { 'text/event-stream': EVENT_BODY } },
     },
     errors: [429],
-    async handler({ query, headers, signal }, ctx) {
-        const patterns = { states: patternList(query.pattern), objects: patternList(query.objects) };
+    async handler({ input, headers, signal }, ctx) {
+        const patterns = { states: patternList(input.pattern as string | undefined), objects: patternList(input.objects as string | undefined) };
         if (!patterns.states.length && !patterns.objects.length) {
             throw new HttpError('INVALID_PARAMS', 'pattern or objects is required', {
                 details: [
@@ -80,7 +68,7 @@ export const eventStreamRoute = defineRoute({
         if (patterns.objects.length && !isAllowed(ctx.acl, { type: 'object', operation: 'read' })) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        const options = { heartbeatMs: heartbeatMs(query.heartbeat), lastEventId: lastEventId(headers, query) };
+        const options = { heartbeatMs: input.heartbeat as number, lastEventId: lastEventId(headers, input) };
         const start = await ctx.app.sse.open(ctx.user, patterns, options);
         // a `waits` route always gets a signal
         return Reply.stream(start, signal!, SSE_HEADERS);

@@ -38,20 +38,6 @@ const historyQuery = Type.Object({
     instance: Type.Optional(Type.String({ description: 'History instance (default: the configured dataSource or the system default)' })),
 });
 
-function bodyObject(body: unknown): Record<string, unknown> {
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
-        throw new HttpError('INVALID_PARAMS', 'The body must be a JSON object');
-    }
-    return body as Record<string, unknown>;
-}
-
-function requireId(body: Record<string, unknown>, expected: string[]): string {
-    if (typeof body.id !== 'string' || !body.id) {
-        throw paramsError([{ param: 'id', problem: 'required' }], expected);
-    }
-    return body.id;
-}
-
 async function historyValues(ctx: RequestContext, id: string, raw: Record<string, unknown>): Promise<unknown[]> {
     const answer = await adapterCall(readHistory(ctx, id, historyOptions(raw)), { id });
     if (answer.error) {
@@ -69,7 +55,7 @@ export const getHistoryRoute = defineRoute({
     responses: { '200': json(HISTORY_VALUES, 'The values') },
     errors: [404, 408, 502, 504],
     query: historyQuery,
-    handler: ({ params, query }, ctx) => historyValues(ctx, params.stateId, query),
+    handler: ({ params, input }, ctx) => historyValues(ctx, params.stateId, input),
 });
 
 export const postHistoryRoute = defineRoute({
@@ -81,11 +67,10 @@ export const postHistoryRoute = defineRoute({
     responses: { '200': json(HISTORY_VALUES, 'The values') },
     errors: [404, 408, 502, 504],
     body: 'json',
-    requestBody: Type.Object({ id: Type.String(), options: Type.Optional(historyQuery) }),
+    requestBody: Type.Object({ id: Type.String({ minLength: 1 }), options: Type.Optional(historyQuery) }),
     async handler({ body }, ctx) {
-        const request = bodyObject(body);
-        const id = requireId(request, ['id', 'options']);
-        return historyValues(ctx, id, request.options ? bodyObject(request.options) : {});
+        const request = body as { id: string; options?: Record<string, unknown> };
+        return historyValues(ctx, request.id, request.options ?? {});
     },
 });
 
@@ -104,16 +89,13 @@ export const addHistoryRoute = defineRoute({
         q: num('Quality'),
         from: Type.Optional(Type.String({ description: 'Source, e.g. system.adapter.x.0' })),
     }),
-    async handler({ params, query }, ctx) {
+    async handler({ params, input }, ctx) {
         const id = params.stateId;
         const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { stateId: id }));
         if (!common?.type) {
             throw new HttpError('NOT_FOUND', 'State not found', { stateId: id });
         }
-        if (query.val === undefined || query.val === null) {
-            throw paramsError([{ param: 'val', problem: 'required' }], ['val', 'ts', 'ack', 'q', 'from']);
-        }
-        return adapterCall(storeState(ctx, id, historyState(query, convertText(query.val, common.type, id))), { id });
+        return adapterCall(storeState(ctx, id, historyState(input, convertText(input.val as string, common.type, id))), { id });
     },
 });
 
@@ -127,15 +109,13 @@ export const postAddHistoryRoute = defineRoute({
     errors: [404, 408, 502, 504],
     body: 'json',
     requestBody: Type.Object({
-        id: Type.String(),
+        id: Type.String({ minLength: 1 }),
         state: Type.Object({ val: Type.Unknown(), ts: Type.Optional(Type.Number()), ack: Type.Optional(Type.Boolean()), q: Type.Optional(Type.Number()), from: Type.Optional(Type.String()) }),
     }),
     async handler({ body }, ctx) {
-        const request = bodyObject(body);
-        const id = requireId(request, ['id', 'state']);
-        const state = request.state && typeof request.state === 'object' ? (request.state as Record<string, unknown>) : undefined;
-        if (!state || !('val' in state)) {
-            throw paramsError([{ param: 'state', problem: 'must be an object with val' }], ['id', 'state']);
+        const { id, state } = body as { id: string; state: Record<string, unknown> };
+        if (!('val' in state)) {
+            throw paramsError([{ param: 'state.val', problem: 'required' }], ['id', 'state']);
         }
         const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { id }));
         return adapterCall(storeState(ctx, id, historyState(state, convertBodyValue(state.val, common?.type, id))), { id });

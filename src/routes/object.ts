@@ -17,14 +17,11 @@ const objectBody = Type.Object(
     { description: 'An ioBroker object', additionalProperties: true },
 );
 
+/** The body, a JSON object by its schema; a new object also needs the shape `objectBody` declares. */
 function objectFromBody(req: RouteRequest, requireShape: boolean): ioBroker.SettableObject {
-    const { body } = req;
     const id = req.params.objectId;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
-        throw new HttpError('INVALID_PARAMS', 'Body must be a JSON object', { id });
-    }
-    const obj = body as Record<string, unknown>;
-    if (requireShape && (typeof obj.type !== 'string' || !obj.common || typeof obj.common !== 'object')) {
+    const obj = req.body as Record<string, unknown>;
+    if (requireShape && (typeof obj.type !== 'string' || !obj.common || typeof obj.common !== 'object' || Array.isArray(obj.common))) {
         throw new HttpError('INVALID_PARAMS', 'An object needs a "type" string and a "common" object', { id });
     }
     return obj as unknown as ioBroker.SettableObject;

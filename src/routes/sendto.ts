@@ -42,17 +42,14 @@ interface SendToRequest {
 }
 
 /** Body values win: message and timeout when truthy, the others whenever they are given (4.0.2's precedence). */
-function sendToRequest({ query, body }: RouteRequest): SendToRequest {
-    if (body !== undefined && (!body || typeof body !== 'object' || Array.isArray(body))) {
-        throw new HttpError('INVALID_PARAMS', 'The body must be a JSON object {message, data, timeout, noResponse, responseContentType}');
-    }
+function sendToRequest({ input, body }: RouteRequest): SendToRequest {
     const b = (body ?? {}) as Partial<SendToRequest>;
     return {
-        message: b.message || query.message,
-        timeout: b.timeout || query.timeout,
-        data: b.data !== undefined ? b.data : dataFromText(query.data),
-        noResponse: b.noResponse !== undefined ? b.noResponse : query.noResponse,
-        responseContentType: b.responseContentType !== undefined ? b.responseContentType : query.responseContentType,
+        message: b.message || input.message,
+        timeout: b.timeout || input.timeout,
+        data: b.data !== undefined ? b.data : dataFromText(input.data as string | undefined),
+        noResponse: b.noResponse !== undefined ? b.noResponse : input.noResponse,
+        responseContentType: b.responseContentType !== undefined ? b.responseContentType : input.responseContentType,
     };
 }
 
@@ -100,6 +97,22 @@ const SENDTO_ANSWERS = {
     },
 };
 
+const sendToQuery = Type.Object({
+    // required, but refused by the handler with 4.0.2's own text when missing
+    message: Type.Optional(Type.String({ description: 'The command of the message, e.g. getHistory (required)' })),
+    data: Type.Optional(Type.String({ description: 'The message data: null, true/false, a number, JSON, or text' })),
+    noResponse: Type.Optional(Type.Boolean({ description: 'Do not wait for a reply; answers {"result":"sent"}' })),
+    timeout: Type.Optional(
+        Type.Integer({
+            minimum: 1,
+            maximum: MAX_MESSAGE_TIMEOUT_MS,
+            'x-clamp': true,
+            description: `ms to wait for the reply (default ${DEFAULT_MESSAGE_TIMEOUT_MS}; larger values are capped at ${MAX_MESSAGE_TIMEOUT_MS})`,
+        }),
+    ),
+    responseContentType: Type.Optional(Type.String({ description: 'Answer the reply\'s result with this Content-Type; 501 when the reply has an error' })),
+});
+
 const summary = 'Send a message to an instance and answer its reply (408 on timeout; noResponse: do not wait)';
 
 export const sendToGetRoute = defineRoute({
@@ -110,21 +123,7 @@ export const sendToGetRoute = defineRoute({
     errors: [404, 408, 501],
     tag: 'sendto',
     permission: SENDTO,
-    query: Type.Object({
-        // required, but refused by the handler with 4.0.2's own text when missing
-        message: Type.Optional(Type.String({ description: 'The command of the message, e.g. getHistory (required)' })),
-        data: Type.Optional(Type.String({ description: 'The message data: null, true/false, a number, JSON, or text' })),
-        noResponse: Type.Optional(Type.Boolean({ description: 'Do not wait for a reply; answers {"result":"sent"}' })),
-        timeout: Type.Optional(
-            Type.Integer({
-                minimum: 1,
-                maximum: MAX_MESSAGE_TIMEOUT_MS,
-                'x-clamp': true,
-                description: `ms to wait for the reply (default ${DEFAULT_MESSAGE_TIMEOUT_MS}; larger values are capped at ${MAX_MESSAGE_TIMEOUT_MS})`,
-            }),
-        ),
-        responseContentType: Type.Optional(Type.String({ description: 'Answer the reply\'s result with this Content-Type; 501 when the reply has an error' })),
-    }),
+    query: sendToQuery,
     handler: sendTo,
 });
 
@@ -136,12 +135,15 @@ export const sendToPostRoute = defineRoute({
     errors: [404, 408, 501],
     tag: 'sendto',
     permission: SENDTO,
+    query: sendToQuery,
     body: 'json',
+    // message and the rest may come from the query instead, as in 4.0.2
+    optionalBody: true,
     requestBody: Type.Object({
-        message: Type.String(),
+        message: Type.Optional(Type.String({ description: 'The command; the query\'s message when left out' })),
         data: Type.Optional(Type.Unknown()),
         noResponse: Type.Optional(Type.Boolean()),
-        timeout: Type.Optional(Type.Integer()),
+        timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_MESSAGE_TIMEOUT_MS, 'x-clamp': true, description: 'ms; capped to the bounds, the default when not a number' })),
         responseContentType: Type.Optional(Type.String()),
     }),
     handler: sendTo,

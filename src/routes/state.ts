@@ -111,11 +111,6 @@ export const updateState = defineRoute({
         from: Type.Optional(Type.String()),
     }),
     async handler({ params, input, body }, ctx) {
-        if (!body || typeof body !== 'object' || Array.isArray(body)) {
-            throw new HttpError('INVALID_PARAMS', 'Body must be a JSON state object, e.g. {"val":1,"ack":false}', {
-                id: params.stateId,
-            });
-        }
         return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body as ioBroker.SettableState, timeoutOf(input));
     },
 });

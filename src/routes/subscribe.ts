@@ -34,6 +34,8 @@ const route = (method: Method, path: string, summary: string, permission: Route[
         tag,
         permission,
         body: 'json',
+        // the parameters may come from the query instead, as in 4.0.2
+        optionalBody: true,
         query: subscriptionQuery,
         ...(method === 'GET' ? {} : { requestBody: subscriptionBody }),
         responses: { '200': { description: 'The current value, `{"result":"OK"}` or the list', content: { 'application/json': Type.Unknown() } }, 'x-events': HOOK_CALLS },

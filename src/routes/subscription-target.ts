@@ -9,10 +9,10 @@ import type { RouteRequest } from '../route';
 const HOOK_EXAMPLE = 'http://ipaddress:9000/hook/';
 const METHODS = new Set(['POST', 'PUT', 'PATCH', 'GET']);
 
-/** A parameter from the JSON body or the query: 4.0.2 read some from one, some from the other. */
+/** A parameter from the JSON body or the query (both parsed by their schemas): 4.0.2 read some from one, some from the other. */
 export function param(req: RouteRequest, name: string): unknown {
     const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
-    return body[name] ?? req.query[name] ?? undefined;
+    return body[name] ?? req.input[name] ?? req.query[name] ?? undefined;
 }
 
 export function filterOf(req: RouteRequest): Filter {

@@ -36,7 +36,11 @@ export class ResponseChecker {
     private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
     private readonly operations: Operation[] = [];
 
-    constructor(readonly doc: Json) {
+    /** `mount`: only paths under it are this document's (a server that serves other things too, like web's). */
+    constructor(
+        readonly doc: Json,
+        private readonly mount?: string,
+    ) {
         this.ajv.addSchema(doc, 'doc');
         for (const [template, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
             for (const [method, op] of Object.entries(methods)) {
@@ -59,7 +63,12 @@ export class ResponseChecker {
 
     /** The problem with this answer, or undefined when it is what the document declares. */
     problem(method: string, url: string, answer: Answer): string | undefined {
-        const path = new URL(url, 'http://x').pathname.replace(new RegExp(`^${EXTENSION_PREFIX}(?=/)`), '');
+        const full = new URL(url, 'http://x').pathname;
+        if (this.mount && !full.startsWith(`${this.mount}/`)) {
+            return undefined;
+        }
+        // the standalone server answers under the /rest-api alias too
+        const path = full.replace(new RegExp(`^${this.mount ?? EXTENSION_PREFIX}(?=/)`), '');
         const wanted = method === 'HEAD' ? 'GET' : method;
         const op = this.operations.find(o => o.method === wanted && o.pattern.test(path));
         if (!op) {

@@ -1,0 +1,80 @@
+/*
+ * Route bodies and path parameters through the command parser: pure logic, no storage.
+ */
+import t from 'tap';
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../../src/http-error';
+import { defineRoute } from '../../src/route';
+import { parseJsonObject, pathSchema, routeBody, routeParams } from '../../src/route-input';
+
+const problems = (fn: () => unknown): string[] => {
+    try {
+        fn();
+    } catch (err) {
+        t.ok(err instanceof HttpError && err.status === 422, 'a 422');
+        return ((err as HttpError).context.details as { param: string }[]).map(d => d.param);
+    }
+    return [];
+};
+
+const schema = Type.Object({
+    id: Type.String({ minLength: 1 }),
+    count: Type.Optional(Type.Integer({ minimum: 1 })),
+    flag: Type.Optional(Type.Boolean()),
+    inner: Type.Optional(Type.Object({ n: Type.Number(), word: Type.Optional(Type.String()) })),
+});
+
+t.test('declared fields typed by the query conventions, free fields kept', async t => {
+    t.same(parseJsonObject(schema, { id: 'a', count: '3', flag: 'yes', extra: [1] }), { id: 'a', count: 3, flag: true, extra: [1] });
+    t.same(parseJsonObject(schema, { id: 'a', inner: { n: '2.5', more: true } }), { id: 'a', inner: { n: 2.5, more: true } });
+    const closed = Type.Object({ a: Type.Number() }, { additionalProperties: false });
+    t.same(parseJsonObject(closed, { a: 1, b: 2 }), { a: 1 }, 'a closed schema keeps only its fields');
+});
+
+t.test('problems name the field from the top of the body', async t => {
+    t.same(problems(() => parseJsonObject(schema, [1])), ['(body)']);
+    t.same(problems(() => parseJsonObject(schema, null)), ['(body)']);
+    t.same(problems(() => parseJsonObject(schema, {})), ['id']);
+    t.same(problems(() => parseJsonObject(schema, { id: 'a', count: 0 })), ['count']);
+    t.same(problems(() => parseJsonObject(schema, { id: 'a', inner: { n: 'x' } })), ['inner.n']);
+    t.same(problems(() => parseJsonObject(schema, { id: 'a', inner: 'x' })), ['inner']);
+    t.same(problems(() => parseJsonObject(schema, { id: 'a', inner: {} })), ['inner.n']);
+});
+
+const route = defineRoute({
+    method: 'POST',
+    path: '/v1/thing/:thingId/*',
+    wildcard: 'rest',
+    summary: 's',
+    tag: 't',
+    permission: null,
+    body: 'json',
+    requestBody: schema,
+    responses: { '200': { description: 'ok' } },
+    handler: () => null,
+});
+
+t.test('path parameters come from one schema, the wildcard by its docs name', async t => {
+    t.same(Object.keys(pathSchema(route).properties), ['thingId', 'rest']);
+    t.equal(pathSchema(route), pathSchema(route), 'built once per route');
+    t.same(routeParams(route, { thingId: 'a.b', '*': 'x/y' }), { thingId: 'a.b', rest: 'x/y', '*': 'x/y' });
+    const strict = defineRoute({ ...route, params: Type.Object({ thingId: Type.String({ pattern: '^[a-z]+$' }) }) });
+    t.same(problems(() => routeParams(strict, { thingId: 'A1', '*': '' })), ['thingId']);
+});
+
+t.test('a JSON body is required unless the route says it may be left out', async t => {
+    t.same(problems(() => routeBody(route, undefined)), ['(body)']);
+    t.equal(routeBody({ ...route, optionalBody: true }, undefined), undefined);
+    t.same(routeBody({ ...route, body: 'upload' }, Buffer.from('x')), Buffer.from('x'), 'uploads as read');
+    t.same(routeBody({ ...route, requestBody: Type.Record(Type.String(), Type.Unknown()) }, [1]), [1], 'a dictionary body is left to its handler');
+});
+
+t.test('a word outside a fixed choice is named with the choices', async t => {
+    const fields = Type.Object({ fields: Type.Array(Type.Union([Type.Literal('val'), Type.Literal('ack')])) });
+    try {
+        parseJsonObject(fields, { fields: ['val', 'colour'] });
+        t.fail('accepted');
+    } catch (err) {
+        t.match((err as Error).message, /'fields': unknown value "colour", expected one of val, ack/);
+    }
+});
