@@ -4,7 +4,8 @@
  */
 import { createServer, request, Agent, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { percentile, type BenchRuntime } from './fixture';
+import { percentile, type BenchAdapter, type BenchRuntime } from './fixture';
+import type { Storage } from '../scripts/embedded-storage';
 import { startBare } from './http';
 
 const ID = '0_userdata.0.bench';
@@ -70,22 +71,24 @@ async function holdPolls(host: string, port: number, paths: string[], fire: () =
     return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.at(-1) ?? 0, answeredEarly: early, lost };
 }
 
-async function pollFanOut(rt: BenchRuntime, polls: number): Promise<Record<string, number>> {
+/** `polls` sessions subscribed to `id` (4.0.2's protocol), each with a pending poll; one write answers them all. */
+export async function pollFanOut(target: BenchAdapter, storage: Storage, polls: number, id = ID, sidPrefix = 's'): Promise<Record<string, number>> {
+    await storage.objects.setObjectAsync(id, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
     const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
-    await inBatches(polls, 200, i => post(agent, `${rt.baseUrl}/v1/states/subscribe?sid=s${i}`, { method: 'polling', pattern: ID }));
+    await inBatches(polls, 200, i => post(agent, `${target.baseUrl}/v1/states/subscribe?sid=${sidPrefix}${i}`, { method: 'polling', pattern: id }));
     agent.destroy();
-    const rssBefore = rt.adapterRss();
+    const rssBefore = target.rss();
     let rssPending = 0;
-    const paths = Array.from({ length: polls }, (_, i) => `/v1/polling?sid=s${i}&timeout=60000`);
-    const figures = await holdPolls(rt.host, rt.port, paths, () => {
-        rssPending = rt.adapterRss();
-        return rt.storage.states.setStateAsync(ID, { val: Date.now(), ack: true, from: 'system.adapter.bench.0' });
+    const paths = Array.from({ length: polls }, (_, i) => `/v1/polling?sid=${sidPrefix}${i}&timeout=60000`);
+    const figures = await holdPolls(target.host, target.port, paths, () => {
+        rssPending = target.rss();
+        return storage.states.setStateAsync(id, { val: Date.now(), ack: true, from: 'system.adapter.bench.0' });
     });
     return { polls, addedRssMB: Math.round(rssPending - rssBefore), ...figures };
 }
 
 /** The same fan-out on the bare node:http server: what this machine allows at all. */
-async function bareFanOut(polls: number): Promise<Record<string, number>> {
+export async function bareFanOut(polls: number): Promise<Record<string, number>> {
     const bare = await startBare();
     try {
         const { hostname, port } = new URL(bare.baseUrl);
@@ -133,8 +136,7 @@ async function hookFanOut(rt: BenchRuntime, hooks: number): Promise<Record<strin
 }
 
 export async function measureFanOut(rt: BenchRuntime, polls: number, hooks: number): Promise<Record<string, unknown>> {
-    await rt.storage.objects.setObjectAsync(ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
-    const longPolling = await pollFanOut(rt, polls);
+    const longPolling = await pollFanOut(rt.ours, rt.storage, polls);
     const bareLongPolling = await bareFanOut(polls);
     return { longPolling, bareLongPolling, urlHooks: await hookFanOut(rt, hooks) };
 }

@@ -11,6 +11,21 @@ import { stopProcess } from '../scripts/stop-process';
 import { freePort } from '../test/support/ports';
 import { copySeed, ensureSeed } from '../test/support/seed';
 
+/** One adapter process on the bench's storage: this build, or a published release to compare with. */
+export interface BenchAdapter {
+    label: string;
+    baseUrl: string;
+    host: string;
+    port: number;
+    /** Process spawn to its first answer, in ms. */
+    startMs: number;
+    rss(): number;
+    /** Peak RSS in MB since the last `resetPeakRss()` (Linux VmHWM). */
+    peakRss(): number;
+    resetPeakRss(): void;
+    stop(): Promise<void>;
+}
+
 export interface BenchRuntime {
     baseUrl: string;
     host: string;
@@ -22,11 +37,60 @@ export interface BenchRuntime {
     /** The adapter's peak RSS in MB since the last `resetPeakRss()` (Linux VmHWM). */
     adapterPeakRss(): number;
     resetPeakRss(): void;
+    /** This build's adapter. */
+    ours: BenchAdapter;
+    /** Another adapter on the same storage, as instance `instance` (e.g. the published 4.0.2). */
+    startAdapter(options: AdapterOptions): Promise<BenchAdapter>;
     stop(): Promise<void>;
+}
+
+export interface AdapterOptions {
+    label: string;
+    main: string;
+    instance: number;
+    native?: Record<string, unknown>;
+    /** The release's io-package.json, for its instance object. */
+    ioPackageFile?: string;
+    /** Working directory (a release finds its own js-controller from there). */
+    cwd?: string;
 }
 
 /** Another build of the adapter (e.g. an older commit's `build/src/main.js`) to compare with this one. */
 const ADAPTER_MAIN = process.env.BENCH_ADAPTER_MAIN ?? join(PROJECT_ROOT, 'build', 'src', 'main.js');
+
+async function spawnAdapter(storage: Storage, { label, main, instance, native = {}, ioPackageFile, cwd }: AdapterOptions): Promise<BenchAdapter> {
+    const port = await freePort();
+    await writeInstance(storage, { bind: '127.0.0.1', port, ...native }, { instance, ioPackageFile });
+    const profile = process.env.BENCH_PROFILE && !ioPackageFile ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    const args = [...profile, ...nodeProcessParams(), '--require', join(PROJECT_ROOT, 'build', 'test', 'support', 'exit-with-parent.js'), main, ...(instance ? ['--instance', String(instance)] : [])];
+    const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, IOBROKER_DATA_DIR: storage.dataDir }, stdio: 'ignore', cwd });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const spawned = Date.now();
+    for (let i = 0; i < 1500; i++) {
+        const ok = await fetch(`${baseUrl}/name`).then(r => r.ok, () => false);
+        if (ok) {
+            break;
+        }
+        if (child.exitCode !== null) {
+            throw new Error(`${label} exited with ${child.exitCode} before answering`);
+        }
+        await new Promise(r => setTimeout(r, 10));
+    }
+    return {
+        label,
+        baseUrl,
+        host: '127.0.0.1',
+        port,
+        startMs: Date.now() - spawned,
+        rss: () => statusMB(child, 'VmRSS'),
+        peakRss: () => statusMB(child, 'VmHWM'),
+        // writing 5 to clear_refs resets the peak RSS the kernel keeps for the process
+        resetPeakRss: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
+        stop: async () => {
+            await stopProcess(child);
+        },
+    };
+}
 
 /** `prepare` may add to the stopped DB's files in `dataDir` before the storage starts. */
 export async function startRuntime(native: Record<string, unknown> = {}, prepare?: (dataDir: string) => void): Promise<BenchRuntime> {
@@ -35,35 +99,25 @@ export async function startRuntime(native: Record<string, unknown> = {}, prepare
     copySeed(dataDir);
     prepare?.(dataDir);
     const storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
-    const port = await freePort();
-    await writeInstance(storage, { bind: '127.0.0.1', port, ...native });
-    const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-    const adapter: ChildProcess = spawn(process.execPath, [...profile, ...nodeProcessParams(), '--require', join(PROJECT_ROOT, 'build', 'test', 'support', 'exit-with-parent.js'), ADAPTER_MAIN], {
-        env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
-        stdio: 'ignore',
-    });
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const spawned = Date.now();
-    for (let i = 0; i < 400; i++) {
-        const ok = await fetch(`${baseUrl}/name`).then(r => r.ok, () => false);
-        if (ok) {
-            break;
-        }
-        await new Promise(r => setTimeout(r, 10));
-    }
-    const startMs = Date.now() - spawned;
+    const ours = await spawnAdapter(storage, { label: 'ours', main: ADAPTER_MAIN, instance: 0, native });
+    const others: BenchAdapter[] = [];
     return {
-        baseUrl,
-        host: '127.0.0.1',
-        port,
-        startMs,
+        baseUrl: ours.baseUrl,
+        host: ours.host,
+        port: ours.port,
+        startMs: ours.startMs,
         storage,
-        adapterRss: () => statusMB(adapter, 'VmRSS'),
-        adapterPeakRss: () => statusMB(adapter, 'VmHWM'),
-        // writing 5 to clear_refs resets the peak RSS the kernel keeps for the process
-        resetPeakRss: () => writeFileSync(`/proc/${adapter.pid}/clear_refs`, '5'),
+        ours,
+        adapterRss: ours.rss,
+        adapterPeakRss: ours.peakRss,
+        resetPeakRss: ours.resetPeakRss,
+        async startAdapter(options) {
+            const adapter = await spawnAdapter(storage, options);
+            others.push(adapter);
+            return adapter;
+        },
         async stop() {
-            await stopProcess(adapter);
+            await Promise.all([ours, ...others].map(a => a.stop()));
             await storage.close();
             rmSync(dataDir, { recursive: true, force: true });
         },

@@ -14,6 +14,7 @@ import { measureLargeInstall } from './large-install';
 import { measureLimitedListing } from './listing-acl';
 import { measureRandomReads } from './random-reads';
 import { measureSerializers } from './serialize';
+import { measureCompare } from './compare';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -21,12 +22,23 @@ const env = (name: string, fallback: number): number => Number(process.env[name]
 /** The whole run must end by itself: whatever hangs is reported, and the adapter goes with us. */
 const WATCHDOG_MS = 9.5 * 60_000;
 
+/** `--compare` or `--compare <version>`: the published release to measure side by side (default 4.0.2). */
+function compareVersion(): string | undefined {
+    const at = process.argv.indexOf('--compare');
+    if (at === -1) {
+        return process.env.BENCH_COMPARE || undefined;
+    }
+    const next = process.argv[at + 1];
+    return next && !next.startsWith('-') ? next : '4.0.2';
+}
+
 async function main(): Promise<void> {
     setTimeout(() => {
         console.error(`bench: no result after ${WATCHDOG_MS / 60_000} minutes, giving up`);
         process.exit(2);
     }, WATCHDOG_MS).unref();
-    const only = process.env.BENCH_ONLY;
+    // a compare run measures only its own side-by-side parts
+    const only = compareVersion() ? 'compare' : process.env.BENCH_ONLY;
     const started = Date.now();
     const bare = await startBare();
     const rt = await startRuntime({ hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0 });
@@ -37,6 +49,18 @@ async function main(): Promise<void> {
         await new Promise(resolve => setTimeout(resolve, 2000));
         result.adapterRssIdleMB = Math.round(rt.adapterRss());
         result.startMs = rt.startMs;
+        const compare = compareVersion();
+        if (compare) {
+            // the side-by-side run with a published release is a run of its own: about 8 minutes
+            result.compare = await measureCompare(rt, bare.baseUrl, {
+                version: compare,
+                seconds: env('BENCH_SECONDS', 3),
+                rounds: env('BENCH_ROUNDS', 3),
+                polls: env('BENCH_POLLS', 10_000),
+                sessions: env('BENCH_SESSIONS', 100),
+                writes: env('BENCH_WRITES', 1000),
+            });
+        }
         if (!only || only === 'listing') {
             result.limitedListing = await measureLimitedListing(env('BENCH_LISTING', 10_000));
             console.table([result.limitedListing]);

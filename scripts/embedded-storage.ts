@@ -207,28 +207,39 @@ export function nodeProcessParams(): string[] {
     return JSON.parse(readFileSync(join(PROJECT_ROOT, 'io-package.json'), 'utf8')).common.nodeProcessParams ?? [];
 }
 
-/** Writes system.adapter.rest-api and its instance 0 from io-package.json, keeping a stored native config. */
-export async function writeInstance(storage: Storage, native: Record<string, unknown> = {}): Promise<void> {
-    const io = JSON.parse(readFileSync(join(PROJECT_ROOT, 'io-package.json'), 'utf8'));
+export interface InstanceOptions {
+    /** Instance number (default 0). */
+    instance?: number;
+    /** Another io-package.json (the bench's published release); its instance leaves system.adapter.rest-api alone. */
+    ioPackageFile?: string;
+}
+
+/** Writes system.adapter.rest-api and its instance from io-package.json, keeping a stored native config. */
+export async function writeInstance(storage: Storage, native: Record<string, unknown> = {}, { instance = 0, ioPackageFile }: InstanceOptions = {}): Promise<void> {
+    const io = JSON.parse(readFileSync(ioPackageFile ?? join(PROJECT_ROOT, 'io-package.json'), 'utf8'));
+    const namespace = `rest-api.${instance}`;
+    const instanceId = `system.adapter.${namespace}`;
     const { tools } = require('@iobroker/js-controller-common-db'); // eslint-disable-line @typescript-eslint/no-require-imports
     const host = tools.getHostName();
     const now = Date.now();
     const from = `system.host.${host}.cli`;
     const common = { ...io.common, installedVersion: io.common.version, installedFrom: 'embedded', host };
     delete common.news;
-    await storage.objects.setObjectAsync('system.adapter.rest-api', { _id: 'system.adapter.rest-api', type: 'adapter', common, native: io.native, from, ts: now });
-    const existing = await storage.objects.getObjectAsync(INSTANCE_ID);
-    const instance = {
-        _id: INSTANCE_ID,
+    if (!ioPackageFile) {
+        await storage.objects.setObjectAsync('system.adapter.rest-api', { _id: 'system.adapter.rest-api', type: 'adapter', common, native: io.native, from, ts: now });
+    }
+    const existing = await storage.objects.getObjectAsync(instanceId);
+    const instanceObject = {
+        _id: instanceId,
         type: 'instance',
         common: { ...common, enabled: true },
         native: { ...io.native, ...(existing?.native ?? {}), ...native },
         from,
         ts: now,
     };
-    await storage.objects.setObjectAsync(INSTANCE_ID, instance);
-    const indicators = tools.getInstanceIndicatorObjects('rest-api.0', common);
-    const own = (io.instanceObjects ?? []).map((o: { _id: string }) => ({ ...o, _id: `rest-api.0.${o._id}` }));
+    await storage.objects.setObjectAsync(instanceId, instanceObject);
+    const indicators = tools.getInstanceIndicatorObjects(namespace, common);
+    const own = (io.instanceObjects ?? []).map((o: { _id: string }) => ({ ...o, _id: `${namespace}.${o._id}` }));
     for (const obj of [...indicators, ...own]) {
         if (!(await storage.objects.getObjectAsync(obj._id))) {
             await storage.objects.setObjectAsync(obj._id, { ...obj, from, ts: now });

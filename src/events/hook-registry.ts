@@ -1,5 +1,6 @@
 import { HttpError } from '../http-error';
 import type { SourceFor } from './event-access';
+import { UserLimits, type LimitCounts } from './user-limits';
 import type { HookMethod } from './hook-delivery';
 import { Hook, type HookSettings, type StoredHook } from './hooks';
 import type { StoragePort } from '../storage/port';
@@ -19,8 +20,20 @@ export class HookRegistry {
         private readonly sourceFor: SourceFor,
         private readonly settings: HookSettings,
         private readonly store: HookStore,
-        private readonly limits: { perUser: number; total: number } = { perUser: 1000, total: 5000 },
-    ) {}
+        limits: LimitCounts = { perUser: 1000, total: 5000 },
+    ) {
+        this.limits = new UserLimits(limits, { message: 'Too many URL hooks', retryAfterS: 60 });
+    }
+
+    private readonly limits: UserLimits;
+
+    private add(hook: Hook): void {
+        const key = this.key(hook.user, hook.url);
+        if (!this.hooks.has(key)) {
+            this.limits.opened(hook.user);
+        }
+        this.hooks.set(key, hook);
+    }
 
     private key(user: string, url: string): string {
         return `${user}\u0000${url}`;
@@ -36,10 +49,7 @@ export class HookRegistry {
         if (existing) {
             return existing;
         }
-        const mine = [...this.hooks.values()].filter(h => h.user === user).length;
-        if (this.hooks.size >= this.limits.total || mine >= this.limits.perUser) {
-            throw new HttpError('TOO_MANY_REQUESTS', 'Too many URL hooks', { url }, undefined, { 'Retry-After': '60' });
-        }
+        this.limits.assertRoom(user, { url });
         const hook = this.create(user, url, method, secret);
         try {
             await hook.send({ test: true });
@@ -48,7 +58,12 @@ export class HookRegistry {
             const reason = err instanceof HttpError ? err.message : 'Cannot validate URL';
             throw new HttpError(err instanceof HttpError ? err.code : 'INVALID_PARAMS', `No valid answer from URL hook: ${reason}`, { url });
         }
-        this.hooks.set(this.key(user, url), hook);
+        if (this.get(user, url)) {
+            // registered by a concurrent request while this one checked the URL
+            hook.close();
+            return this.get(user, url)!;
+        }
+        this.add(hook);
         return hook;
     }
 
@@ -63,6 +78,7 @@ export class HookRegistry {
     async drop(hook: Hook): Promise<void> {
         if (this.hooks.get(this.key(hook.user, hook.url)) === hook) {
             this.hooks.delete(this.key(hook.user, hook.url));
+            this.limits.closed(hook.user);
         }
         hook.close();
         await hook.subscriptions.clear();
@@ -72,7 +88,7 @@ export class HookRegistry {
     async restore(): Promise<void> {
         for (const stored of await this.store.load()) {
             const hook = this.create(stored.user, stored.url, stored.method, stored.secret);
-            this.hooks.set(this.key(stored.user, stored.url), hook);
+            this.add(hook);
             for (const { kind, pattern, filter } of stored.subscriptions) {
                 await hook.subscriptions.add(kind, pattern, filter);
             }
@@ -98,6 +114,7 @@ export class HookRegistry {
         await this.flush();
         const hooks = [...this.hooks.values()];
         this.hooks.clear();
+        this.limits.clear();
         await Promise.all(hooks.map(hook => hook.send({ disconnect: true }).catch(() => undefined)));
         for (const hook of hooks) {
             hook.close();

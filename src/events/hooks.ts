@@ -1,4 +1,5 @@
 import type { ChangeKind } from '../lib/change-feed';
+import { BoundedQueue } from './bounded-queue';
 import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../lib/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
@@ -26,8 +27,9 @@ type Payload = EventBody | { test: true } | { disconnect: true } | { overflow: t
 export class Hook implements Sink {
     readonly subscriptions: SubscriptionSet;
     failures = 0;
-    private readonly queue: Payload[] = [];
-    private dropped = 0;
+    private readonly queue = new BoundedQueue<EventBody>(MAX_QUEUE);
+    /** Taken from the queue and not yet delivered: retried as it is, so a drop cannot hit it. */
+    private inFlight: Payload | null = null;
     private pumping = false;
     private closed = false;
     private retryTimer: NodeJS.Timeout | null = null;
@@ -47,10 +49,6 @@ export class Hook implements Sink {
     deliver(event: EventBody): void {
         if (this.closed) {
             return;
-        }
-        if (this.queue.length >= MAX_QUEUE) {
-            this.queue.shift();
-            this.dropped++;
         }
         this.queue.push(event);
         void this.pump();
@@ -88,15 +86,18 @@ export class Hook implements Sink {
         }
         this.pumping = true;
         try {
-            while (this.queue.length && !this.closed) {
-                if (this.dropped) {
+            while (!this.closed) {
+                if (!this.inFlight) {
+                    const dropped = this.queue.takeDropped();
                     // the receiver learns that events were lost instead of silently missing them
-                    this.queue.unshift({ overflow: true, dropped: this.dropped });
-                    this.dropped = 0;
+                    this.inFlight = dropped ? { overflow: true, dropped } : (this.queue.shift() ?? null);
+                }
+                if (!this.inFlight) {
+                    return;
                 }
                 try {
-                    await this.send(this.queue[0]);
-                    this.queue.shift();
+                    await this.send(this.inFlight);
+                    this.inFlight = null;
                     this.failures = 0;
                 } catch {
                     if (this.failed()) {

@@ -1,6 +1,7 @@
+import { BoundedQueue } from './bounded-queue';
 import type { EventSource, SourceFor } from './event-access';
-import { HttpError } from '../http-error';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
+import { UserLimits, type LimitCounts } from './user-limits';
 
 export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
 const MAX_QUEUE = 1000;
@@ -22,8 +23,7 @@ export class PollingSession implements Sink {
     readonly subscriptions: SubscriptionSet;
     timeout = DEFAULT_POLL_TIMEOUT_MS;
     lastSeen = Date.now();
-    private readonly queue: EventBody[] = [];
-    private dropped = 0;
+    private readonly queue = new BoundedQueue<EventBody>(MAX_QUEUE);
     private readonly waiters: Waiter[] = [];
 
     constructor(
@@ -38,10 +38,6 @@ export class PollingSession implements Sink {
         if (waiter) {
             waiter.resolve(waiter.batch ? [event] : event);
             return;
-        }
-        if (this.queue.length >= MAX_QUEUE) {
-            this.queue.shift();
-            this.dropped++;
         }
         this.queue.push(event);
     }
@@ -85,18 +81,18 @@ export class PollingSession implements Sink {
     }
 
     private take(batch: boolean): Answer {
-        if (this.dropped) {
-            const overflow = { overflow: true as const, dropped: this.dropped };
-            this.dropped = 0;
+        const dropped = this.queue.takeDropped();
+        if (dropped) {
+            const overflow = { overflow: true as const, dropped };
             if (!batch) {
                 return overflow;
             }
-            return [overflow as unknown as EventBody, ...this.queue.splice(0)];
+            return [overflow as unknown as EventBody, ...this.queue.takeAll()];
         }
         if (!this.queue.length) {
             return undefined;
         }
-        return batch ? this.queue.splice(0) : this.queue.shift();
+        return batch ? this.queue.takeAll() : this.queue.shift();
     }
 
     hasWaiters(): boolean {
@@ -115,11 +111,14 @@ export class PollingSession implements Sink {
 export class PollingRegistry {
     private readonly sessions = new Map<string, PollingSession>();
     private gc: NodeJS.Timeout | null = null;
+    private readonly limits: UserLimits;
 
     constructor(
         private readonly sourceFor: SourceFor,
-        private readonly limits: { perUser: number; total: number } = { perUser: 10_000, total: 20_000 },
-    ) {}
+        limits: LimitCounts = { perUser: 10_000, total: 20_000 },
+    ) {
+        this.limits = new UserLimits(limits, { message: 'Too many long-polling sessions', retryAfterS: 30 });
+    }
 
     private key(user: string, sid: string): string {
         return `${user}\u0000${sid}`;
@@ -133,9 +132,10 @@ export class PollingRegistry {
         const key = this.key(user, sid);
         let session = this.sessions.get(key);
         if (!session) {
-            this.assertRoom(user);
+            this.limits.assertRoom(user);
             session = new PollingSession(user, this.sourceFor(user));
             this.sessions.set(key, session);
+            this.limits.opened(user);
             this.startGc();
         }
         return session;
@@ -146,6 +146,7 @@ export class PollingRegistry {
         const session = this.sessions.get(key);
         if (session) {
             this.sessions.delete(key);
+            this.limits.closed(user);
             session.end(undefined);
             await session.subscriptions.clear();
         }
@@ -160,6 +161,7 @@ export class PollingRegistry {
         for (const [key, session] of [...this.sessions]) {
             if (!session.hasWaiters() && now - session.lastSeen > session.timeout * 1.5) {
                 this.sessions.delete(key);
+                this.limits.closed(session.user);
                 await session.subscriptions.clear();
             }
         }
@@ -179,20 +181,7 @@ export class PollingRegistry {
             await session.subscriptions.clear();
         }
         this.sessions.clear();
-    }
-
-    private assertRoom(user: string): void {
-        if (this.sessions.size >= this.limits.total || this.countOf(user) >= this.limits.perUser) {
-            throw new HttpError('TOO_MANY_REQUESTS', 'Too many long-polling sessions', {}, undefined, { 'Retry-After': '30' });
-        }
-    }
-
-    private countOf(user: string): number {
-        let count = 0;
-        for (const session of this.sessions.values()) {
-            count += session.user === user ? 1 : 0;
-        }
-        return count;
+        this.limits.clear();
     }
 
     private startGc(): void {

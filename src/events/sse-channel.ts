@@ -1,3 +1,4 @@
+import { BoundedQueue } from './bounded-queue';
 import type { EventSource } from './event-access';
 import type { StreamWriter } from '../send';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
@@ -7,7 +8,6 @@ export const DISCONNECT_FRAME = 'data: {"disconnect":true}\n\n';
 const PING_FRAME = ': ping\n\n';
 /** A reader this far behind is closed; it reconnects and resumes from the replay buffer. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
-/** Besides the count: large objects must not make 200 replay buffers large. */
 const MAX_REPLAY_BYTES = 256 * 1024;
 
 export interface EventPatterns {
@@ -84,15 +84,16 @@ export class SseChannel implements Sink {
     private seq = 0;
     /** Events up to this id have left the replay buffer. */
     private floor = 0;
-    private readonly replay: Array<{ id: number; frame: string }> = [];
-    private replayBytes = 0;
+    private readonly replay: BoundedQueue<{ id: number; frame: string }>;
 
     constructor(
         readonly user: string,
         feed: EventSource,
-        private readonly replaySize: number,
+        replaySize: number,
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
+        // besides the count, bytes: large objects must not make 200 replay buffers large
+        this.replay = new BoundedQueue(replaySize, { max: MAX_REPLAY_BYTES, sizeOf: entry => entry.frame.length }, oldest => (this.floor = oldest.id));
     }
 
     async subscribe({ states, objects }: EventPatterns): Promise<void> {
@@ -108,12 +109,6 @@ export class SseChannel implements Sink {
         const id = ++this.seq;
         const frame = `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
         this.replay.push({ id, frame });
-        this.replayBytes += frame.length;
-        while (this.replay.length > this.replaySize || (this.replayBytes > MAX_REPLAY_BYTES && this.replay.length > 1)) {
-            const oldest = this.replay.shift()!;
-            this.floor = oldest.id;
-            this.replayBytes -= oldest.frame.length;
-        }
         for (const stream of this.streams) {
             stream.send(frame);
         }
@@ -125,7 +120,7 @@ export class SseChannel implements Sink {
         const lost = lastId < this.floor || lastId > this.seq;
         // ids keep increasing for a client that brings an id of an earlier channel
         this.seq = Math.max(this.seq, lastId);
-        const frames = this.replay.filter(entry => entry.id > lastId).map(entry => entry.frame);
+        const frames = [...this.replay.values()].filter(entry => entry.id > lastId).map(entry => entry.frame);
         return lost ? [OVERFLOW_FRAME, ...frames] : frames;
     }
 }

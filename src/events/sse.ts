@@ -2,6 +2,7 @@ import { HttpError } from '../http-error';
 import type { SourceFor } from './event-access';
 import type { StreamWriter } from '../send';
 import { DISCONNECT_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
+import { UserLimits } from './user-limits';
 
 export interface SseLimits {
     streamsPerUser: number;
@@ -28,11 +29,14 @@ function channelKey(user: string, { states, objects }: EventPatterns): string {
 export class SseRegistry {
     private readonly channels = new Map<string, SseChannel>();
     private closed = false;
+    private readonly streams: UserLimits;
 
     constructor(
         private readonly sourceFor: SourceFor,
         private readonly limits: SseLimits = SSE_DEFAULTS,
-    ) {}
+    ) {
+        this.streams = new UserLimits({ perUser: limits.streamsPerUser, total: limits.streamsTotal }, { message: 'Too many event streams' });
+    }
 
     /** Subscribes (or joins the channel) and answers the function that runs the stream once headers are out. */
     async open(user: string, patterns: EventPatterns, { heartbeatMs, lastEventId }: OpenOptions): Promise<(out: StreamWriter) => void> {
@@ -64,18 +68,13 @@ export class SseRegistry {
         }
         clearTimeout(channel.graceTimer);
         channel.streams.add(stream);
+        this.streams.opened(user);
         return out => stream.attach(out);
     }
 
     /** Number of open streams, of one user or of everyone. */
     streamCount(user?: string): number {
-        let count = 0;
-        for (const channel of this.channels.values()) {
-            if (user === undefined || channel.user === user) {
-                count += channel.streams.size;
-            }
-        }
-        return count;
+        return this.streams.count(user);
     }
 
     /** On unload: every stream gets a last `{"disconnect":true}` and is closed. */
@@ -96,9 +95,7 @@ export class SseRegistry {
         if (this.closed) {
             throw new HttpError('UNAVAILABLE', 'The adapter is stopping');
         }
-        if (this.streamCount(user) >= this.limits.streamsPerUser || this.streamCount() >= this.limits.streamsTotal) {
-            throw new HttpError('TOO_MANY_REQUESTS', 'Too many event streams');
-        }
+        this.streams.assertRoom(user);
     }
 
     private createChannel(key: string, user: string): SseChannel {
@@ -125,7 +122,9 @@ export class SseRegistry {
     }
 
     private leave(key: string, channel: SseChannel, stream: SseStream): void {
-        channel.streams.delete(stream);
+        if (channel.streams.delete(stream)) {
+            this.streams.closed(channel.user);
+        }
         if (!channel.streams.size && !this.closed) {
             this.startGrace(key, channel);
         }

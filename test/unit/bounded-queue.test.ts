@@ -1,0 +1,84 @@
+/*
+ * The one bounded queue of polling sessions, hooks and event-stream replay, and the one limits helper
+ * of their registries: pure logic.
+ */
+import t from 'tap';
+import { BoundedQueue } from '../../src/events/bounded-queue';
+import { UserLimits } from '../../src/events/user-limits';
+import { HttpError } from '../../src/http-error';
+
+t.test('a full queue drops its oldest entries and counts them once', async t => {
+    const q = new BoundedQueue<number>(3);
+    for (let i = 1; i <= 5; i++) {
+        q.push(i);
+    }
+    t.equal(q.length, 3);
+    t.same([...q.values()], [3, 4, 5], 'the newest stay');
+    t.equal(q.takeDropped(), 2);
+    t.equal(q.takeDropped(), 0, 'counted once');
+    t.equal(q.shift(), 3);
+    t.equal(q.peek(), 4);
+    t.same(q.takeAll(), [4, 5]);
+    t.equal(q.length, 0);
+    t.equal(q.shift(), undefined);
+});
+
+t.test('a byte limit drops by size but keeps the newest entry', async t => {
+    const dropped: string[] = [];
+    const q = new BoundedQueue<string>(100, { max: 10, sizeOf: s => s.length }, s => dropped.push(s));
+    q.push('aaaa');
+    q.push('bbbb');
+    q.push('cccc');
+    t.same([...q.values()], ['bbbb', 'cccc'], 'within 10 bytes');
+    t.same(dropped, ['aaaa'], 'told of what made room');
+    q.push('x'.repeat(50));
+    t.same([...q.values()], ['x'.repeat(50)], 'one entry larger than the limit stays');
+    t.equal(q.takeDropped(), 3);
+    q.shift();
+    q.push('dd');
+    t.same([...q.values()], ['dd'], 'the byte count follows shifts');
+});
+
+t.test('many shifts keep order and compact the storage', async t => {
+    const q = new BoundedQueue<number>(5000);
+    const out: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+        q.push(i);
+        if (i % 3 !== 0) {
+            out.push(q.shift()!);
+        }
+    }
+    const rest = q.takeAll();
+    t.same([...out, ...rest].slice(0, 10), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    t.equal(out.length + rest.length + q.takeDropped(), 20_000, 'every entry shifted, left or counted as dropped');
+    t.ok([...out, ...rest].every((v, i, all) => i === 0 || v > all[i - 1]), 'ascending: nothing reordered');
+});
+
+t.test('limits count per user and in all, and refuse with 429', async t => {
+    const limits = new UserLimits({ perUser: 2, total: 3 }, { message: 'Too many things', retryAfterS: 30 });
+    limits.opened('a');
+    limits.opened('a');
+    t.notOk(limits.hasRoom('a'), 'a at its own limit');
+    t.ok(limits.hasRoom('b'));
+    limits.opened('b');
+    t.notOk(limits.hasRoom('c'), 'the total is reached');
+    try {
+        limits.assertRoom('c', { url: 'x' });
+        t.fail('no refusal');
+    } catch (err) {
+        t.ok(err instanceof HttpError);
+        t.equal((err as HttpError).status, 429);
+        t.equal((err as HttpError).headers?.['Retry-After'], '30');
+        t.same((err as HttpError).context, { url: 'x' });
+    }
+    limits.closed('a');
+    t.ok(limits.hasRoom('c'));
+    t.equal(limits.count('a'), 1);
+    t.equal(limits.count(), 2);
+    limits.closed('a');
+    limits.closed('a');
+    t.equal(limits.count('a'), 0, 'never below zero');
+    t.equal(limits.count(), 1, "b's stays counted");
+    limits.clear();
+    t.equal(limits.count(), 0);
+});
