@@ -82,3 +82,18 @@ t.test('limits count per user and in all, and refuse with 429', async t => {
     limits.clear();
     t.equal(limits.count(), 0);
 });
+
+t.test('a polling session that nobody polls keeps the newest 1,000 events and reports the rest', async t => {
+    const { PollingSession } = await import('../../src/events/polling');
+    // the session's own subscriptions are not used here: events are handed to it directly
+    const session = new PollingSession('system.user.admin', { listen: async () => async () => undefined });
+    for (let i = 0; i < 1003; i++) {
+        session.deliver({ id: 'a.b', state: { val: i, ack: true, ts: i, lc: i, from: 'x', q: 0 } });
+    }
+    const signal = new AbortController().signal;
+    t.same(await session.poll(false, signal), { overflow: true, dropped: 3 }, 'first the overflow');
+    t.match(await session.poll(false, signal), { state: { val: 3 } }, 'then the oldest kept');
+    const rest = (await session.poll(true, signal)) as unknown[];
+    t.equal(rest.length, 999, 'a batch takes the rest');
+    t.match(rest.at(-1), { state: { val: 1002 } });
+});
