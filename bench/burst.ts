@@ -37,6 +37,36 @@ function subscribe(agent: Agent, target: BenchAdapter, sid: string, id: string):
     });
 }
 
+/** One complete HTTP answer at the start of `buffer` (Content-Length or chunked), or undefined while incomplete. */
+function takeAnswer(buffer: Buffer): { body: string; used: number } | undefined {
+    const end = buffer.indexOf('\r\n\r\n');
+    if (end === -1) {
+        return undefined;
+    }
+    const head = buffer.subarray(0, end).toString('latin1');
+    let at = end + 4;
+    if (!/transfer-encoding:\s*chunked/i.test(head)) {
+        const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+        return buffer.length < at + length ? undefined : { body: buffer.subarray(at, at + length).toString('utf8'), used: at + length };
+    }
+    const parts: Buffer[] = [];
+    for (;;) {
+        const lineEnd = buffer.indexOf('\r\n', at);
+        if (lineEnd === -1) {
+            return undefined;
+        }
+        const size = parseInt(buffer.subarray(at, lineEnd).toString('latin1'), 16);
+        if (buffer.length < lineEnd + 2 + size + 2) {
+            return undefined;
+        }
+        parts.push(buffer.subarray(lineEnd + 2, lineEnd + 2 + size));
+        at = lineEnd + 2 + size + 2;
+        if (size === 0) {
+            return { body: Buffer.concat(parts).toString('utf8'), used: at };
+        }
+    }
+}
+
 /** One session's poll loop on a keep-alive socket; `onEvent` per event received. */
 function pollLoop(target: BenchAdapter, sid: string, onEvent: () => void): Socket {
     const socket = connect({ host: target.host, port: target.port });
@@ -46,21 +76,12 @@ function pollLoop(target: BenchAdapter, sid: string, onEvent: () => void): Socke
     socket.on('data', chunk => {
         buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
         for (;;) {
-            const end = buffer.indexOf('\r\n\r\n');
-            if (end === -1) {
+            const answer = takeAnswer(buffer);
+            if (!answer) {
                 return;
             }
-            const head = buffer.subarray(0, end).toString('latin1');
-            const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
-            if (/transfer-encoding:\s*chunked/i.test(head)) {
-                throw new Error('a chunked poll answer: the burst client reads Content-Length answers only');
-            }
-            if (buffer.length < end + 4 + length) {
-                return;
-            }
-            const body = buffer.subarray(end + 4, end + 4 + length).toString('utf8');
-            buffer = buffer.subarray(end + 4 + length);
-            if (body.trim() && body.trim() !== '_') {
+            buffer = buffer.subarray(answer.used);
+            if (answer.body.trim() && answer.body.trim() !== '_') {
                 onEvent();
             }
             ask();
