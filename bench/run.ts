@@ -41,7 +41,8 @@ async function main(): Promise<void> {
     const only = compareVersion() ? 'compare' : process.env.BENCH_ONLY;
     const started = Date.now();
     const bare = await startBare();
-    const rt = await startRuntime({ hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0 });
+    // rounds of 10,000 polls each stay within the session limits (sessions of earlier rounds are still open)
+    const rt = await startRuntime({ hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0, pollSessionsPerUser: 100_000, pollSessionsTotal: 100_000 });
     const result: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
     try {
         await rt.storage.objects.setObjectAsync(VALUE_ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });

@@ -26,7 +26,7 @@ export class Reply {
          * `json` serialises the body; `dictionary` too, but a large one as it goes; `text` and `bytes`
          * send it as given; `stream` writes over time.
          */
-        readonly kind: 'json' | 'dictionary' | 'text' | 'bytes' | 'empty' | 'stream',
+        readonly kind: 'json' | 'dictionary' | 'text' | 'bytes' | 'empty' | 'stream' | 'later',
         readonly headers: Record<string, string> = {},
     ) {}
 
@@ -55,6 +55,14 @@ export class Reply {
         return new Reply(status, undefined, 'empty', { Location: location });
     }
 
+    /**
+     * An answer that comes later through a callback rather than a promise, e.g. a long poll answered
+     * in the same turn as the event that ends it.
+     */
+    static later(wait: (reply: (answer: Reply) => void) => void): Reply {
+        return new Reply(200, wait, 'later');
+    }
+
     /** `start` runs exactly once: after the headers went out, or with an aborted signal when no body can follow. */
     static stream(start: (out: StreamWriter) => void, signal: AbortSignal, headers: Record<string, string>): Reply {
         const body: StreamBody = { start, signal };
@@ -68,6 +76,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
     if (reply.kind === 'stream') {
         return sendStream(req, res, reply);
+    }
+    if (reply.kind === 'later') {
+        return sendLater(req, res, reply.body as (reply: (answer: Reply) => void) => void);
     }
     if (res.headersSent || res.destroyed) {
         return;
@@ -89,6 +100,27 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     headers['Content-Length'] = payload === undefined ? 0 : Buffer.byteLength(payload);
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+function sendLater(req: IncomingMessage, res: ServerResponse, wait: (reply: (answer: Reply) => void) => void): void {
+    let answered = false;
+    const reply = (answer: Reply): void => {
+        if (answered) {
+            return;
+        }
+        answered = true;
+        try {
+            send(req, res, answer);
+        } catch (err) {
+            sendError(req, res, err);
+        }
+    };
+    try {
+        wait(reply);
+    } catch (err) {
+        answered = true;
+        sendError(req, res, err);
+    }
 }
 
 /** A large listing, chunked: no Content-Length, since the length is known only at the end. */

@@ -18,11 +18,10 @@ export function sign(secret: string, id: string, timestamp: number, body: string
     return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** One HTTP call to a hook; resolves on a status below 400, rejects otherwise. */
-export function deliver(target: string, payload: unknown, options: DeliveryOptions): Promise<void> {
+/** One HTTP call to a hook with a JSON body; resolves on a status below 400, rejects otherwise. */
+export function deliver(target: string, body: string, options: DeliveryOptions): Promise<void> {
     const url = new URL(target);
     assertTargetAllowed(url, options.targets);
-    const body = JSON.stringify(payload);
     const headers: Record<string, string | number> = { 'User-Agent': 'ioBroker.rest-api' };
     if (options.method === 'GET') {
         // a GET has no body: the event travels as the `event` query parameter

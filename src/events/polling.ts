@@ -1,5 +1,6 @@
 import { BoundedQueue } from './bounded-queue';
 import type { EventSource, SourceFor } from './event-access';
+import { eventText } from './event-text';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 import { UserLimits, type LimitCounts } from './user-limits';
 
@@ -7,11 +8,22 @@ export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
 const MAX_QUEUE = 1000;
 const GC_INTERVAL_MS = 30_000;
 
-type Answer = EventBody | EventBody[] | { disconnect: true } | { overflow: true; dropped: number } | undefined;
+export type Answer = EventBody | EventBody[] | { disconnect: true } | { overflow: true; dropped: number } | undefined;
 
 interface Waiter {
     batch: boolean;
     resolve(answer: Answer): void;
+}
+
+/** What a poll answers on the wire: each event's text is made once for all sessions. */
+export function answerText(answer: Answer): string {
+    if (answer === undefined) {
+        return '';
+    }
+    if (Array.isArray(answer)) {
+        return `[${answer.map(event => ('overflow' in event ? JSON.stringify(event) : eventText(event))).join(',')}]`;
+    }
+    return 'state' in answer || 'obj' in answer ? eventText(answer) : JSON.stringify(answer);
 }
 
 
@@ -44,40 +56,47 @@ export class PollingSession implements Sink {
 
     /** Resolves with queued events at once, or with the next one, or empty after the timeout. */
     poll(batch: boolean, signal: AbortSignal): Promise<Answer> {
+        return new Promise(resolve => this.wait(batch, signal, resolve));
+    }
+
+    /**
+     * `done` gets the queued events at once, or the next one as it is delivered (in the same turn:
+     * no promise per waiting poll), or nothing after the timeout or when the client went away.
+     */
+    wait(batch: boolean, signal: AbortSignal, done: (answer: Answer) => void): void {
         this.lastSeen = Date.now();
         const ready = this.take(batch);
         if (ready !== undefined) {
-            return Promise.resolve(ready);
+            done(ready);
+            return;
         }
-        return new Promise(resolve => {
-            const waiter: Waiter = {
-                batch,
-                resolve: answer => {
-                    clearTimeout(timer);
-                    signal.removeEventListener('abort', onAbort);
-                    this.lastSeen = Date.now();
-                    resolve(answer);
-                },
-            };
-            const drop = (): void => {
-                const index = this.waiters.indexOf(waiter);
-                if (index !== -1) {
-                    this.waiters.splice(index, 1);
-                }
-            };
-            // a client that went away must not swallow the next event
-            const onAbort = (): void => {
-                drop();
+        const waiter: Waiter = {
+            batch,
+            resolve: answer => {
                 clearTimeout(timer);
-                resolve(undefined);
-            };
-            const timer = setTimeout(() => {
-                drop();
-                waiter.resolve(undefined);
-            }, this.timeout);
-            signal.addEventListener('abort', onAbort, { once: true });
-            this.waiters.push(waiter);
-        });
+                signal.removeEventListener('abort', onAbort);
+                this.lastSeen = Date.now();
+                done(answer);
+            },
+        };
+        const drop = (): void => {
+            const index = this.waiters.indexOf(waiter);
+            if (index !== -1) {
+                this.waiters.splice(index, 1);
+            }
+        };
+        // a client that went away must not swallow the next event
+        const onAbort = (): void => {
+            drop();
+            clearTimeout(timer);
+            done(undefined);
+        };
+        const timer = setTimeout(() => {
+            drop();
+            waiter.resolve(undefined);
+        }, this.timeout);
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.waiters.push(waiter);
     }
 
     private take(batch: boolean): Answer {

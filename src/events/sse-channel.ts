@@ -1,5 +1,6 @@
 import { BoundedQueue } from './bounded-queue';
 import type { EventSource } from './event-access';
+import { eventText } from './event-text';
 import type { StreamWriter } from '../send';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 
@@ -107,7 +108,7 @@ export class SseChannel implements Sink {
 
     deliver(event: EventBody): void {
         const id = ++this.seq;
-        const frame = `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
+        const frame = `id: ${id}\ndata: ${eventText(event)}\n\n`;
         this.replay.push({ id, frame });
         for (const stream of this.streams) {
             stream.send(frame);

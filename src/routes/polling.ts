@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DEFAULT_POLL_TIMEOUT_MS } from '../events/polling';
+import { answerText, DEFAULT_POLL_TIMEOUT_MS } from '../events/polling';
 import { EVENT_BODY } from '../events/schemas';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
@@ -27,7 +27,7 @@ export const pollingRoute = defineRoute({
         ),
         batch: Type.Optional(Type.Boolean({ description: 'Answer a JSON array with every queued event' })),
     }),
-    async handler(req, ctx) {
+    handler(req, ctx) {
         const session = ctx.app.polling.getOrCreate(ctx.user, sidOf(req));
         const timeout = req.input.timeout as number | undefined;
         if ('connect' in req.query || 'check' in req.query) {
@@ -38,7 +38,8 @@ export const pollingRoute = defineRoute({
         if (timeout !== undefined) {
             session.timeout = timeout;
         }
-        const answer = await session.poll(req.input.batch === true, req.signal!);
-        return Reply.text(answer === undefined ? '' : JSON.stringify(answer), 'text/plain');
+        const batch = req.input.batch === true;
+        // answered from the delivery itself: 10,000 waiting polls cost no promise each
+        return Reply.later(reply => session.wait(batch, req.signal!, answer => reply(Reply.text(answerText(answer), 'text/plain'))));
     },
 });
