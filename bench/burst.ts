@@ -81,7 +81,8 @@ function pollLoop(target: BenchAdapter, sid: string, onEvent: () => void): Socke
                 return;
             }
             buffer = buffer.subarray(answer.used);
-            if (answer.body.trim() && answer.body.trim() !== '_') {
+            // events only: `_`, an empty timeout answer, an overflow notice or a disconnect are none
+            if (answer.body.startsWith('{"id"')) {
                 onEvent();
             }
             ask();

@@ -25,7 +25,7 @@ interface Row {
     [column: string]: string | number;
 }
 
-const round2 = (n: number): number => Math.round(n * 100) / 100;
+const round2 = (n: number): number => (Number.isFinite(n) ? Math.round(n * 100) / 100 : 0);
 
 /** Median req/s and latencies per target, with the ratios a reader compares. */
 function httpRow(scenario: string, results: Map<string, LoadResult[]>, release?: string): Row {

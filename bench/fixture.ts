@@ -66,10 +66,13 @@ async function spawnAdapter(storage: Storage, { label, main, instance, native = 
     const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, IOBROKER_DATA_DIR: storage.dataDir }, stdio: 'ignore', cwd });
     const baseUrl = `http://127.0.0.1:${port}`;
     const spawned = Date.now();
-    for (let i = 0; i < 1500; i++) {
+    for (let i = 0; ; i++) {
         const ok = await fetch(`${baseUrl}/name`).then(r => r.ok, () => false);
         if (ok) {
             break;
+        }
+        if (i === 1500) {
+            throw new Error(`${label} did not answer /name`);
         }
         if (child.exitCode !== null) {
             throw new Error(`${label} exited with ${child.exitCode} before answering`);

@@ -49,6 +49,9 @@ export async function installRelease(version: string): Promise<Release | { skip:
         mkdirSync(dir, { recursive: true });
         // the release's adapter-core finds js-controller in its own node_modules: the same version as our storage
         const controller = installedVersion(CONTROLLER_DIR);
+        if (!controller) {
+            return { skip: 'no js-controller in the dev workspace to pair the release with; the comparison is skipped' };
+        }
         const overrides = (readJson(join(PROJECT_ROOT, 'package.json')).overrides ?? {}) as Record<string, string>;
         writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, dependencies: { 'iobroker.rest-api': version, 'iobroker.js-controller': controller }, overrides }, null, 2));
         console.log(`bench: installing iobroker.rest-api@${version} with js-controller ${controller} into ${dir} (once)`);

@@ -39,6 +39,11 @@ function readRouteBody(req: IncomingMessage, route: Route, limit: number): Promi
 /** Aborted when the response is closed before it was finished: the client went away. */
 function abortOnClose(res: ServerResponse): AbortSignal {
     const controller = new AbortController();
+    if (res.destroyed) {
+        // gone while the request was authenticated: nothing may wait for it
+        controller.abort();
+        return controller.signal;
+    }
     res.once('close', () => {
         if (!res.writableFinished) {
             controller.abort();

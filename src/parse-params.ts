@@ -33,10 +33,18 @@ function kindsOf(schema: TSchema): Set<string> {
 type Coerced = { value: unknown } | { problem: string };
 
 /** Turns query text into the declared type; body values keep their JSON type where it fits. */
-function coerce(name: string, value: unknown, kinds: Set<string>): Coerced {
+function coerce(name: string, value: unknown, kinds: Set<string>, fromBody: boolean): Coerced {
+    if (value === null && fromBody) {
+        // a JSON null is a value where the schema takes any; for a typed field it counts as not given
+        return { value: kinds.has('null') || kinds.has('any') ? null : undefined };
+    }
     if (value === null) {
         // a bare `?binary` is a flag; other bare keys count as "not given"
         return { value: kinds.has('boolean') ? true : kinds.has('null') ? null : undefined };
+    }
+    if (typeof value === 'number' && fromBody && kinds.has('boolean') && !kinds.has('number') && (value === 0 || value === 1)) {
+        // 1 and 0 are the boolean words of the query; a JSON body may send them as numbers
+        return { value: value === 1 };
     }
     if (typeof value === 'string') {
         const text = value.trim();
@@ -108,13 +116,14 @@ function quote(names: string[]): string {
     return names.map(n => `'${n}'`).join(', ');
 }
 
-export function parseParams(compiled: CompiledParams, raw: RawParams): Record<string, unknown> {
+/** `bodyKeys`: which raw values came from a JSON body (`all` for a body alone), where null means null, not a bare flag. */
+export function parseParams(compiled: CompiledParams, raw: RawParams, bodyKeys?: ReadonlySet<string> | 'all'): Record<string, unknown> {
     const { schema, names, kinds, check } = compiled;
     const required = new Set(schema.required ?? []);
     const out: Record<string, unknown> = {};
     const problems: ParamProblem[] = [];
     for (const name of names) {
-        const result = coerce(name, raw[name], kinds.get(name)!);
+        const result = coerce(name, raw[name], kinds.get(name)!, bodyKeys === 'all' || !!bodyKeys?.has(name));
         if ('problem' in result) {
             problems.push({ param: name, problem: result.problem });
             continue;
@@ -124,7 +133,8 @@ export function parseParams(compiled: CompiledParams, raw: RawParams): Record<st
         if (prop['x-clamp'] === true) {
             // 4.0.2 read these timeouts as parseInt(x) || default and capped them: garbage counts as
             // not given, and a value outside the schema's bounds becomes the nearest bound
-            value = typeof value === 'number' && Number.isFinite(value) ? Math.min(prop.maximum ?? Infinity, Math.max(prop.minimum ?? -Infinity, Math.trunc(value))) : undefined;
+            // (0 too: `parseInt('0') || default` is the default)
+            value = typeof value === 'number' && Number.isFinite(value) && Math.trunc(value) !== 0 ? Math.min(prop.maximum ?? Infinity, Math.max(prop.minimum ?? -Infinity, Math.trunc(value))) : undefined;
         }
         if (value === undefined && prop.default !== undefined) {
             value = structuredClone(prop.default);

@@ -80,13 +80,25 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
     }
     let parsed: Record<string, unknown>;
     try {
-        parsed = parseParams(compiledFor(schema), given);
+        parsed = parseParams(compiledFor(schema), given, 'all');
     } catch (err) {
         const details = (err as HttpError).context?.details as ParamProblem[] | undefined;
         // a nested object's problems name their place from the body's top, e.g. `options.count`
         throw where && details ? paramsError(details.map(p => ({ ...p, param: `${where}.${p.param}` })), Object.keys(schema.properties)) : err;
     }
-    return schema.additionalProperties === false ? parsed : { ...given, ...parsed };
+    if (schema.additionalProperties === false) {
+        return parsed;
+    }
+    // the client's order; a declared field the parser dropped (null or "" where a number is due) stays dropped
+    const result: Record<string, unknown> = {};
+    for (const key of Object.keys(given)) {
+        if (!(key in schema.properties)) {
+            result[key] = given[key];
+        } else if (key in parsed) {
+            result[key] = parsed[key];
+        }
+    }
+    return { ...result, ...parsed };
 }
 
 /**
@@ -97,7 +109,8 @@ export function routeBody(route: Route, body: unknown): unknown {
     if (route.body !== 'json' || !isObjectSchema(route.requestBody)) {
         return body;
     }
-    if (body === undefined && route.optionalBody) {
+    if ((body === undefined || body === null) && route.optionalBody) {
+        // 4.0.2 took these routes' fields from the query when the body had none
         return undefined;
     }
     return parseJsonObject(route.requestBody, body);

@@ -9,11 +9,11 @@ import type { RequestContext } from './request-context';
  * The whole command pipeline: permission, then parameters, then the handler. Answers without a
  * promise when the handler does (reads served from the caches).
  */
-export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext): unknown {
+export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bodyKeys?: ReadonlySet<string>): unknown {
     if (!isAllowed(ctx.acl, cmd.permission)) {
         throw new HttpError('FORBIDDEN', 'permissionError');
     }
-    const params = parseParams(compiledFor(cmd.params), raw);
+    const params = parseParams(compiledFor(cmd.params), raw, bodyKeys);
     let answer: unknown;
     try {
         answer = cmd.handler(params as never, ctx);

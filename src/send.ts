@@ -59,7 +59,7 @@ export class Reply {
      * An answer that comes later through a callback rather than a promise, e.g. a long poll answered
      * in the same turn as the event that ends it.
      */
-    static later(wait: (reply: (answer: Reply) => void) => void): Reply {
+    static later(wait: (reply: (answer: () => Reply) => void) => void): Reply {
         return new Reply(200, wait, 'later');
     }
 
@@ -78,7 +78,7 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
         return sendStream(req, res, reply);
     }
     if (reply.kind === 'later') {
-        return sendLater(req, res, reply.body as (reply: (answer: Reply) => void) => void);
+        return sendLater(req, res, reply.body as (reply: (answer: () => Reply) => void) => void);
     }
     if (res.headersSent || res.destroyed) {
         return;
@@ -102,15 +102,16 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     res.end(req.method === 'HEAD' ? undefined : payload);
 }
 
-function sendLater(req: IncomingMessage, res: ServerResponse, wait: (reply: (answer: Reply) => void) => void): void {
+/** `answer` builds the reply when it is due, inside the error handling (it may run in an event's delivery). */
+function sendLater(req: IncomingMessage, res: ServerResponse, wait: (reply: (answer: () => Reply) => void) => void): void {
     let answered = false;
-    const reply = (answer: Reply): void => {
+    const reply = (answer: () => Reply): void => {
         if (answered) {
             return;
         }
         answered = true;
         try {
-            send(req, res, answer);
+            send(req, res, answer());
         } catch (err) {
             sendError(req, res, err);
         }

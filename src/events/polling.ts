@@ -178,7 +178,8 @@ export class PollingRegistry {
     /** Silent sessions (no poll for 1.5 × their timeout) are removed with their subscriptions. */
     async collect(now = Date.now()): Promise<void> {
         for (const [key, session] of [...this.sessions]) {
-            if (!session.hasWaiters() && now - session.lastSeen > session.timeout * 1.5) {
+            // the awaits below let requests run: a session removed or replaced meanwhile is not ours to drop
+            if (this.sessions.get(key) === session && !session.hasWaiters() && now - session.lastSeen > session.timeout * 1.5) {
                 this.sessions.delete(key);
                 this.limits.closed(session.user);
                 await session.subscriptions.clear();

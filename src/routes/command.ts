@@ -25,7 +25,8 @@ function mergeParams(query: Query, body: unknown): RawParams {
  */
 export function commandReply(cmd: Command, query: Query, body: unknown, ctx: RequestContext, path: string): Reply | Promise<Reply> {
     const params = mergeParams(query, body);
-    const value = runCommand(cmd, params, ctx);
+    // a JSON null from the body is a value, not a bare query flag
+    const value = runCommand(cmd, params, ctx, body === undefined ? undefined : new Set(Object.keys(body as object)));
     const wrap = (resolved: unknown): Reply => (resolved instanceof Page ? pageEnvelope(cmd, resolved, path, params) : envelope(cmd, resolved));
     return value instanceof Promise ? value.then(wrap) : wrap(value);
 }

@@ -40,6 +40,6 @@ export const pollingRoute = defineRoute({
         }
         const batch = req.input.batch === true;
         // answered from the delivery itself: 10,000 waiting polls cost no promise each
-        return Reply.later(reply => session.wait(batch, req.signal!, answer => reply(Reply.text(answerText(answer), 'text/plain'))));
+        return Reply.later(reply => session.wait(batch, req.signal!, answer => reply(() => Reply.text(answerText(answer), 'text/plain'))));
     },
 });

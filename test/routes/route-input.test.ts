@@ -131,3 +131,22 @@ t.test('sendto: message from the query with a POST body, a timeout that is no nu
     res = await iob.request('/v1/sendto/admin.0', { method: 'POST', body: [1] });
     t.equal(res.status, 422);
 });
+
+t.test('JSON null in a body: a value for val, not a true flag for ack', async t => {
+    let res = await iob.request(`/v1/state/${ID}`, { method: 'PATCH', body: { val: 12, ack: null } });
+    t.equal(res.status, 200, res.text);
+    let stored = await iob.storage.states.getStateAsync(ID);
+    t.equal(stored?.val, 12);
+    t.equal(stored?.ack, false, 'ack null is not ack=true');
+    // no history instance runs here: the answer is about that, not about the parameters
+    res = await iob.request('/v1/getHistory', { method: 'POST', body: { id: ID, options: { count: null, start: '' } } });
+    t.notOk(res.json.details, `empty history options count as not given: ${res.text}`);
+    t.match(res.json.error, /dataSource/);
+    res = await iob.request('/v1/addHistory', { method: 'POST', body: { id: ID, state: { val: null } } });
+    t.notOk(res.json.details, `a null value may be stored: ${res.text}`);
+    t.match(res.json.error, /dataSource/);
+    res = await iob.request(`/v1/state/${ID}/subscribe?method=polling&sid=nullbody`, { method: 'POST', raw: 'null', headers: { 'Content-Type': 'application/json' } });
+    t.equal(res.status, 200, `a null body on an optional-body route falls back to the query: ${res.text}`);
+    stored = await iob.storage.states.getStateAsync(ID);
+    t.equal(stored?.val, 12, 'nothing else written');
+});

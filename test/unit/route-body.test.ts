@@ -78,3 +78,22 @@ t.test('a word outside a fixed choice is named with the choices', async t => {
         t.match((err as Error).message, /'fields': unknown value "colour", expected one of val, ack/);
     }
 });
+
+t.test('JSON null is a value where the schema takes any, otherwise not given; never a bare flag', async t => {
+    const s = Type.Object({ val: Type.Unknown(), ack: Type.Optional(Type.Boolean()), n: Type.Optional(Type.Number()) });
+    t.same(parseJsonObject(s, { val: null, ack: null, n: null }), { val: null }, 'ack null is not true; n null is dropped');
+    t.same(parseJsonObject(s, { val: 1, ack: 1 }), { val: 1, ack: true }, '1 and 0 are booleans in a body too');
+    t.same(parseJsonObject(s, { val: 1, ack: 0 }), { val: 1, ack: false });
+    t.same(problems(() => parseJsonObject(s, { val: 1, ack: 2 })), ['ack']);
+    t.same(Object.keys(parseJsonObject(s, { n: 1, extra: 2, val: 3 })), ['n', 'extra', 'val'], "the client's order");
+    const nested = Type.Object({ options: Type.Optional(Type.Object({ count: Type.Optional(Type.Number()) })) });
+    t.same(parseJsonObject(nested, { options: { count: null, x: 1 } }), { options: { x: 1 } }, 'a nested null number is dropped, not a 422');
+    t.same(parseJsonObject(nested, { options: { count: '' } }), { options: {} });
+});
+
+t.test("a clamped timeout of 0 is not given, as 4.0.2's parseInt(x) || default", async t => {
+    const s = Type.Object({ timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, 'x-clamp': true })) });
+    t.same(parseJsonObject(s, { timeout: 0 }), {});
+    t.same(parseJsonObject(s, { timeout: -5 }), { timeout: 1 });
+    t.same(parseJsonObject(s, { timeout: 500 }), { timeout: 100 });
+});
