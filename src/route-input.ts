@@ -37,9 +37,13 @@ export function pathSchema(route: Route): TObject {
 
 /** Path parameters checked by their declaration; a trailing `*` stays readable as `params['*']`. */
 export function routeParams(route: Route, params: Record<string, string>): Record<string, string> {
-    const schema = pathSchema(route);
     const wildcard = route.path.endsWith('*');
     const given = wildcard ? { ...params, [wildcardName(route)]: params['*'] ?? '' } : params;
+    if (!route.params) {
+        // the derived schema is text for each name, which the router always gives: nothing to check
+        return given;
+    }
+    const schema = pathSchema(route);
     const parsed = parseParams(compiledFor(schema), given) as Record<string, string>;
     return wildcard ? { ...parsed, '*': parsed[wildcardName(route)] } : parsed;
 }

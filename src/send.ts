@@ -12,6 +12,9 @@ export interface StreamWriter {
     signal: AbortSignal;
 }
 
+/** How a later answer is given: `reply` takes a function that builds it when it is due. */
+type LaterAnswer = (reply: (answer: () => Reply) => void) => void;
+
 interface StreamBody {
     start(out: StreamWriter): void;
     signal: AbortSignal;
@@ -59,7 +62,7 @@ export class Reply {
      * An answer that comes later through a callback rather than a promise, e.g. a long poll answered
      * in the same turn as the event that ends it.
      */
-    static later(wait: (reply: (answer: () => Reply) => void) => void): Reply {
+    static later(wait: LaterAnswer): Reply {
         return new Reply(200, wait, 'later');
     }
 
@@ -78,7 +81,7 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
         return sendStream(req, res, reply);
     }
     if (reply.kind === 'later') {
-        return sendLater(req, res, reply.body as (reply: (answer: () => Reply) => void) => void);
+        return sendLater(req, res, reply.body as LaterAnswer);
     }
     if (res.headersSent || res.destroyed) {
         return;
@@ -103,7 +106,7 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
 }
 
 /** `answer` builds the reply when it is due, inside the error handling (it may run in an event's delivery). */
-function sendLater(req: IncomingMessage, res: ServerResponse, wait: (reply: (answer: () => Reply) => void) => void): void {
+function sendLater(req: IncomingMessage, res: ServerResponse, wait: LaterAnswer): void {
     let answered = false;
     const reply = (answer: () => Reply): void => {
         if (answered) {

@@ -32,11 +32,6 @@ export class BoundedQueue<T> {
         }
     }
 
-    /** Back at the front, e.g. an entry whose delivery failed and will be retried. */
-    peek(): T | undefined {
-        return this.length ? this.items[this.head] : undefined;
-    }
-
     shift(): T | undefined {
         if (!this.length) {
             return undefined;

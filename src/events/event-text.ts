@@ -20,3 +20,8 @@ export function eventText(event: EventBody): string {
     texts.set(value, { id: event.id, text });
     return text;
 }
+
+/** Any payload of a poll or a hook as JSON text: events through `eventText`, notices (overflow, disconnect, test) as they are. */
+export function payloadText(payload: object): string {
+    return 'state' in payload || 'obj' in payload ? eventText(payload as EventBody) : JSON.stringify(payload);
+}

@@ -1,6 +1,6 @@
 import type { ChangeKind } from '../lib/change-feed';
 import { BoundedQueue } from './bounded-queue';
-import { eventText } from './event-text';
+import { payloadText } from './event-text';
 import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../lib/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
@@ -56,8 +56,7 @@ export class Hook implements Sink {
     }
 
     send(payload: Payload): Promise<void> {
-        const body = 'state' in payload || 'obj' in payload ? eventText(payload) : JSON.stringify(payload);
-        return deliver(this.url, body, {
+        return deliver(this.url, payloadText(payload), {
             method: this.method,
             secret: this.secret,
             timeoutMs: this.settings.hookTimeout,

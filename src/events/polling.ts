@@ -1,6 +1,6 @@
 import { BoundedQueue } from './bounded-queue';
 import type { EventSource, SourceFor } from './event-access';
-import { eventText } from './event-text';
+import { payloadText } from './event-text';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 import { UserLimits, type LimitCounts } from './user-limits';
 
@@ -20,12 +20,8 @@ export function answerText(answer: Answer): string {
     if (answer === undefined) {
         return '';
     }
-    if (Array.isArray(answer)) {
-        return `[${answer.map(event => ('overflow' in event ? JSON.stringify(event) : eventText(event))).join(',')}]`;
-    }
-    return 'state' in answer || 'obj' in answer ? eventText(answer) : JSON.stringify(answer);
+    return Array.isArray(answer) ? `[${answer.map(payloadText).join(',')}]` : payloadText(answer);
 }
-
 
 /**
  * A long-polling client: a bounded queue of events and any number of waiting polls. Each event goes
@@ -52,11 +48,6 @@ export class PollingSession implements Sink {
             return;
         }
         this.queue.push(event);
-    }
-
-    /** Resolves with queued events at once, or with the next one, or empty after the timeout. */
-    poll(batch: boolean, signal: AbortSignal): Promise<Answer> {
-        return new Promise(resolve => this.wait(batch, signal, resolve));
     }
 
     /**

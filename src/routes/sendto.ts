@@ -97,19 +97,22 @@ const SENDTO_ANSWERS = {
     },
 };
 
+/** The same in the query and in a POST body. */
+const timeoutParam = Type.Optional(
+    Type.Integer({
+        minimum: 1,
+        maximum: MAX_MESSAGE_TIMEOUT_MS,
+        'x-clamp': true,
+        description: `ms to wait for the reply (default ${DEFAULT_MESSAGE_TIMEOUT_MS}; larger values are capped at ${MAX_MESSAGE_TIMEOUT_MS})`,
+    }),
+);
+
 const sendToQuery = Type.Object({
     // required, but refused by the handler with 4.0.2's own text when missing
     message: Type.Optional(Type.String({ description: 'The command of the message, e.g. getHistory (required)' })),
     data: Type.Optional(Type.String({ description: 'The message data: null, true/false, a number, JSON, or text' })),
     noResponse: Type.Optional(Type.Boolean({ description: 'Do not wait for a reply; answers {"result":"sent"}' })),
-    timeout: Type.Optional(
-        Type.Integer({
-            minimum: 1,
-            maximum: MAX_MESSAGE_TIMEOUT_MS,
-            'x-clamp': true,
-            description: `ms to wait for the reply (default ${DEFAULT_MESSAGE_TIMEOUT_MS}; larger values are capped at ${MAX_MESSAGE_TIMEOUT_MS})`,
-        }),
-    ),
+    timeout: timeoutParam,
     responseContentType: Type.Optional(Type.String({ description: 'Answer the reply\'s result with this Content-Type; 501 when the reply has an error' })),
 });
 
@@ -143,7 +146,7 @@ export const sendToPostRoute = defineRoute({
         message: Type.Optional(Type.String({ description: 'The command; the query\'s message when left out' })),
         data: Type.Optional(Type.Unknown()),
         noResponse: Type.Optional(Type.Boolean()),
-        timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_MESSAGE_TIMEOUT_MS, 'x-clamp': true, description: 'ms; capped to the bounds, the default when not a number' })),
+        timeout: timeoutParam,
         responseContentType: Type.Optional(Type.String()),
     }),
     handler: sendTo,
