@@ -1,9 +1,13 @@
 /*
  * Every documented route and command against every kind of caller, on HTTP and on HTTPS:
  * one authentication pipeline, the 4.0.2 bodies, and the ACL for a user without rights.
+ * In this process (test/support/in-process.ts): plain requests go into the app without a socket,
+ * the HTTPS half through a real TLS server of the same app.
  */
 import t, { type Test } from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import type { HttpAnswer, RequestOptions } from '../support/iobroker';
+import { createUser } from '../support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 import { basic, rawRequest } from '../support/raw-request';
 
 const SAMPLE: Record<string, string> = {
@@ -29,7 +33,9 @@ function operations(doc: { paths: Record<string, Record<string, { 'x-permission'
             if (op.tags?.includes('auth') || template === '/name') {
                 continue;
             }
-            const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(SAMPLE[name] ?? 'x'));
+            let path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(SAMPLE[name] ?? 'x'));
+            // a long poll that passes waits for its timeout: the shortest there is
+            path += template === '/v1/polling' ? '?timeout=1000' : '';
             ops.push({ method: method.toUpperCase(), path, needsRight: !!op['x-permission'] && op['x-permission'] !== 'none' });
         }
     }
@@ -45,16 +51,19 @@ function nextAddress(): string {
     return `127.0.${Math.floor(address / 250) + 1}.${(address % 250) + 1}`;
 }
 
-async function matrix(t: Test, iob: IobFixture): Promise<void> {
-    const doc = (await iob.request('/api-docs/openapi.json', { headers: basic('admin', 'iobroker') })).json;
+/** One request as the matrix sends it; `address`: the client's (another one for every wrong password). */
+type Send = (path: string, options: RequestOptions & { address?: string }) => Promise<HttpAnswer>;
+
+async function matrix(t: Test, send: Send): Promise<void> {
+    const doc = (await send('/api-docs/openapi.json', { headers: basic('admin', 'iobroker') })).json;
     const ops = operations(doc);
     t.ok(ops.length > 100, `${ops.length} operations`);
-    const call = (op: Operation, headers: Record<string, string>, localAddress?: string) =>
-        rawRequest(iob.baseUrl + op.path, {
+    const call = (op: Operation, headers: Record<string, string>, address?: string) =>
+        send(op.path, {
             method: op.method,
             headers: { 'Content-Type': 'application/json', ...headers },
-            body: op.method === 'GET' || op.method === 'DELETE' ? undefined : '{}',
-            localAddress,
+            raw: op.method === 'GET' || op.method === 'DELETE' ? undefined : '{}',
+            address,
         });
     for (const op of ops) {
         const name = `${op.method} ${op.path}`;
@@ -80,9 +89,9 @@ async function matrix(t: Test, iob: IobFixture): Promise<void> {
         t.ok(res.status !== 401 && res.status !== 403, `${name}: admin passes (${res.status})`);
         t.notMatch(res.text, /\n\s+at .+:\d+:\d+/, `${name}: no stack trace`);
     }
-    const name = await rawRequest(`${iob.baseUrl}/name`);
+    const name = await send('/name', {});
     t.equal(name.status, 200, '/name needs no credentials');
-    const preflight = await rawRequest(`${iob.baseUrl}/v1/state/x`, {
+    const preflight = await send('/v1/state/x', {
         method: 'OPTIONS',
         headers: { Origin: 'https://dash.example', 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Headers': 'authorization,content-type' },
     });
@@ -90,29 +99,36 @@ async function matrix(t: Test, iob: IobFixture): Promise<void> {
     t.equal(preflight.headers['access-control-allow-headers'], 'authorization,content-type');
 }
 
-let iob: IobFixture;
+let host: InProcessHost;
+let app: InProcessApp;
 t.before(async () => {
-    iob = await startIobroker({ native: { auth: true } });
-    await iob.createUser('nobody', {});
+    host = await startInProcess();
+    const { storage } = host;
+    await createUser(storage, 'nobody', {});
     // may read and list everything its ACL allows; HIDDEN is private to the administrator
-    await iob.createUser('reader', { object: { read: true, list: true }, state: { read: true, list: true }, file: { read: true, list: true }, other: { sendto: true } });
+    await createUser(storage, 'reader', { object: { read: true, list: true }, state: { read: true, list: true }, file: { read: true, list: true }, other: { sendto: true } });
     const acl = { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 };
-    await iob.storage.objects.setObjectAsync(HIDDEN, { _id: HIDDEN, type: 'state', common: { name: 'hidden', type: 'number', role: 'value', read: true, write: true }, native: {}, acl });
-    await iob.storage.states.setStateAsync(HIDDEN, { val: 1, ack: true, from: 'system.adapter.test.0' });
-    await iob.createUser('sleeper', { state: { read: true } });
-    const sleeper = await iob.storage.objects.getObjectAsync('system.user.sleeper');
+    await storage.objects.setObjectAsync(HIDDEN, { _id: HIDDEN, type: 'state', common: { name: 'hidden', type: 'number', role: 'value', read: true, write: true }, native: {}, acl });
+    await storage.states.setStateAsync(HIDDEN, { val: 1, ack: true, from: 'system.adapter.test.0' });
+    await createUser(storage, 'sleeper', { state: { read: true } });
+    const sleeper = await storage.objects.getObjectAsync('system.user.sleeper');
     sleeper.common.enabled = false;
-    await iob.storage.objects.setObjectAsync('system.user.sleeper', sleeper);
+    await storage.objects.setObjectAsync('system.user.sleeper', sleeper);
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await app?.close();
+    await host?.stop();
+});
 
 t.test('over HTTP', async t => {
-    t.equal(new URL(iob.baseUrl).protocol, 'http:');
-    await matrix(t, iob);
+    app = await host.app({ auth: true });
+    await matrix(t, (path, { address, ...options }) => app.request(path, { ...options, remoteAddress: address }));
+    await app.close();
 });
 
 t.test('over HTTPS, the same pipeline and the same bodies', async t => {
-    await iob.restart({ secure: true });
-    t.equal(new URL(iob.baseUrl).protocol, 'https:');
-    await matrix(t, iob);
+    app = await host.app({ auth: true, secure: true });
+    const base = await app.serve();
+    t.equal(new URL(base).protocol, 'https:');
+    await matrix(t, (path, { address, raw, ...options }) => rawRequest(base + path, { ...options, body: raw, localAddress: address }));
 });

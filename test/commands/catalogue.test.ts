@@ -1,10 +1,12 @@
 /*
  * The whole catalogue of 4.0.2 at once: every command exists, is documented, refuses a user without
  * rights before looking at its parameters, and names every missing required parameter.
+ * In this process: two apps (admin by default, a user without rights by default) on one adapter.
  */
 import t from 'tap';
 import { loadCommands } from '../../src/load-commands';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { createUser } from '../support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 
 const CATALOGUE = {
     states: ['getStates', 'getForeignStates', 'getState', 'setState', 'getBinaryState', 'setBinaryState'],
@@ -23,17 +25,20 @@ const CATALOGUE = {
 };
 
 const registry = loadCommands();
-let admin: IobFixture;
-let nobody: IobFixture;
+let host: InProcessHost;
+let admin: InProcessApp;
+let nobody: InProcessApp;
 
 t.before(async () => {
-    admin = await startIobroker();
-    nobody = await startIobroker({ native: { defaultUser: 'nobody' } });
-    await nobody.createUser('nobody', {});
+    host = await startInProcess();
+    await createUser(host.storage, 'nobody', {});
+    admin = await host.app();
+    nobody = await host.app({ defaultUser: 'nobody' });
 });
 t.teardown(async () => {
-    await admin?.stop();
-    await nobody?.stop();
+    await admin?.close();
+    await nobody?.close();
+    await host?.stop();
 });
 
 t.test('every command of 4.0.2 exists, with a summary, a schema and GET/POST in the OpenAPI document', async t => {

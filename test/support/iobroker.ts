@@ -81,6 +81,38 @@ export function hashPassword(plain: string): Promise<string> {
     return new Promise((resolve, reject) => password(plain).hash(null, null, (err: Error | null, hash: string) => (err ? reject(err) : resolve(hash))));
 }
 
+/** A user in its own group with the given group ACL, e.g. `{ state: { read: true } }`. */
+export async function createUser(storage: Storage, name: string, acl: Record<string, Record<string, boolean>>, password = 'secret'): Promise<string> {
+    const userId = `system.user.${name}`;
+    await storage.objects.setObjectAsync(userId, {
+        _id: userId,
+        type: 'user',
+        common: { name, enabled: true, password: await hashPassword(password) },
+        native: {},
+    });
+    const emptyAcl = { object: {}, state: {}, file: {}, users: {}, other: {} };
+    await storage.objects.setObjectAsync(`system.group.${name}_group`, {
+        _id: `system.group.${name}_group`,
+        type: 'group',
+        common: { name: `${name} group`, members: [userId], acl: { ...emptyAcl, ...acl } },
+        native: {},
+    });
+    return userId;
+}
+
+/** A state object (mixed type, readable and writable unless `common` says otherwise), with a value when given. */
+export async function createState(storage: Storage, id: string, common: Partial<ioBroker.StateCommon>, val?: ioBroker.StateValue): Promise<void> {
+    await storage.objects.setObjectAsync(id, {
+        _id: id,
+        type: 'state',
+        common: { name: id.split('.').pop(), role: 'state', read: true, write: true, type: 'mixed', ...common },
+        native: {},
+    });
+    if (val !== undefined) {
+        await storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0', ts: Date.now(), lc: Date.now(), q: 0 });
+    }
+}
+
 export async function startIobroker(options: FixtureOptions = {}): Promise<IobFixture> {
     const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-test-'));
     let storage: Storage;
@@ -144,34 +176,8 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
             }
             return rawRequest(base() + path, { method, headers: all, body: payload });
         },
-        async createUser(name, acl, password = 'secret') {
-            const userId = `system.user.${name}`;
-            await storage.objects.setObjectAsync(userId, {
-                _id: userId,
-                type: 'user',
-                common: { name, enabled: true, password: await hashPassword(password) },
-                native: {},
-            });
-            const emptyAcl = { object: {}, state: {}, file: {}, users: {}, other: {} };
-            await storage.objects.setObjectAsync(`system.group.${name}_group`, {
-                _id: `system.group.${name}_group`,
-                type: 'group',
-                common: { name: `${name} group`, members: [userId], acl: { ...emptyAcl, ...acl } },
-                native: {},
-            });
-            return userId;
-        },
-        async createState(id, common, val) {
-            await storage.objects.setObjectAsync(id, {
-                _id: id,
-                type: 'state',
-                common: { name: id.split('.').pop(), role: 'state', read: true, write: true, type: 'mixed', ...common },
-                native: {},
-            });
-            if (val !== undefined) {
-                await storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0', ts: Date.now(), lc: Date.now(), q: 0 });
-            }
-        },
+        createUser: (name, acl, password) => createUser(storage, name, acl, password),
+        createState: (id, common, val) => createState(storage, id, common, val),
         stopAdapter,
         async restart(native = {}) {
             await stopAdapter();
