@@ -64,14 +64,18 @@ async function measureHttpSideBySide(targets: { label: string; baseUrl: string }
     return rows;
 }
 
-export async function measureCompare(rt: BenchRuntime, bareUrl: string, options: CompareOptions): Promise<Record<string, unknown>> {
-    const installed = await installRelease(options.version);
-    let release: BenchAdapter | undefined;
+/** The published release installed (once) and started on the same storage; a skip says why not. */
+export async function startRelease(rt: BenchRuntime, version: string): Promise<{ release?: BenchAdapter; skip?: string }> {
+    const installed = await installRelease(version);
     if ('skip' in installed) {
         console.log(`bench: ${installed.skip}`);
-    } else {
-        release = await rt.startAdapter({ label: installed.version, main: installed.main, instance: 1, native: { checkInterval: 0 }, ioPackageFile: installed.ioPackageFile, cwd: installed.dir });
+        return { skip: installed.skip };
     }
+    return { release: await rt.startAdapter({ label: installed.version, main: installed.main, instance: 1, native: { checkInterval: 0 }, ioPackageFile: installed.ioPackageFile, cwd: installed.dir }) };
+}
+
+export async function measureCompare(rt: BenchRuntime, bareUrl: string, options: CompareOptions): Promise<Record<string, unknown>> {
+    const { release, skip } = await startRelease(rt, options.version);
     const adapters = [rt.ours, ...(release ? [release] : [])];
     await new Promise(resolve => setTimeout(resolve, 2000));
     const idleRssMB = Object.fromEntries(adapters.map(a => [a.label, Math.round(a.rss())]));
@@ -110,5 +114,5 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
     const peakRssMB = Object.fromEntries(adapters.map(a => [a.label, Math.round(a.peakRss())]));
     const memory = { idleRssMB, peakRssMB, ...(release ? { peakOursToRelease: round2(peakRssMB.ours / peakRssMB[release.label]) } : {}) };
     console.log(`bench: fan-out medians ${JSON.stringify(fanOutSummary)}; memory ${JSON.stringify(memory)}`);
-    return { release: release?.label ?? null, skipped: 'skip' in installed ? installed.skip : undefined, startMs, http, fanOut, fanOutSummary, burst, memory };
+    return { release: release?.label ?? null, skipped: skip, startMs, http, fanOut, fanOutSummary, burst, memory };
 }

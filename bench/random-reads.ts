@@ -3,10 +3,11 @@
  * in the same run: whether the read cache ever costs more than it saves when the ids do not fit.
  * The states are written through js-controller's own clients, many at a time, not over HTTP.
  */
-import type { BenchRuntime } from './fixture';
-import { load, roundFigures, type LoadResult, type RoundFigures } from './http';
+import type { BenchAdapter, BenchRuntime } from './fixture';
+import { load, median, roundFigures, type LoadResult, type RoundFigures } from './http';
 
-export type RandomReadFigures = { states: number } & RoundFigures & { adapterRssMB: number };
+/** With a release beside: its req/s, p99 and our req/s as a multiple of its (`oursToRelease`). */
+export type RandomReadFigures = { states: number } & RoundFigures & { adapterRssMB: number; release?: string; releaseRps?: number; releaseP99Ms?: number; oursToRelease?: number };
 
 const PREFIX = 'benchrandom.0.s';
 
@@ -20,8 +21,8 @@ async function populate(rt: BenchRuntime, from: number, to: number): Promise<voi
     }
 }
 
-/** For each size: bare, ours, bare, ours ... `rounds` times; medians. */
-export async function measureRandomReads(rt: BenchRuntime, bareUrl: string, sizes: number[], seconds: number, rounds: number): Promise<RandomReadFigures[]> {
+/** For each size: bare, ours(, release), bare, ours ... `rounds` times; medians. */
+export async function measureRandomReads(rt: BenchRuntime, bareUrl: string, sizes: number[], seconds: number, rounds: number, release?: BenchAdapter): Promise<RandomReadFigures[]> {
     const figures: RandomReadFigures[] = [];
     let populated = 0;
     for (const count of sizes) {
@@ -31,12 +32,29 @@ export async function measureRandomReads(rt: BenchRuntime, bareUrl: string, size
         const random = { randomIds: { prefix: '/v1/state/' + PREFIX, count } };
         const bare: LoadResult[] = [];
         const ours: LoadResult[] = [];
+        const theirs: LoadResult[] = [];
         await load(`${rt.baseUrl}/`, scenario, 2, random);
+        if (release) {
+            await load(`${release.baseUrl}/`, scenario, 2, random);
+        }
         for (let round = 0; round < rounds; round++) {
             bare.push(await load(`${bareUrl}/`, scenario, seconds));
             ours.push(await load(`${rt.baseUrl}/`, scenario, seconds, random));
+            if (release) {
+                theirs.push(await load(`${release.baseUrl}/`, scenario, seconds, random));
+            }
         }
-        figures.push({ states: count, ...roundFigures(ours, bare), adapterRssMB: Math.round(rt.adapterRss()) });
+        const row: RandomReadFigures = { states: count, ...roundFigures(ours, bare), adapterRssMB: Math.round(rt.adapterRss()) };
+        if (release) {
+            const releaseRps = median(theirs.map(r => r.rps));
+            Object.assign(row, {
+                release: release.label,
+                releaseRps: Math.round(releaseRps),
+                releaseP99Ms: median(theirs.map(r => r.p99)),
+                oursToRelease: Math.round((row.rps / releaseRps) * 100) / 100,
+            });
+        }
+        figures.push(row);
     }
     return figures;
 }

@@ -3,7 +3,7 @@
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
  * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
- * BENCH_ONLY=http|events|listing|random|large|serialize; BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
+ * BENCH_ONLY=http|events|listing|random|large|serialize (random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { measureLargeInstall } from './large-install';
 import { measureLimitedListing } from './listing-acl';
 import { measureRandomReads } from './random-reads';
 import { measureSerializers } from './serialize';
-import { measureCompare } from './compare';
+import { measureCompare, startRelease } from './compare';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -37,8 +37,9 @@ async function main(): Promise<void> {
         console.error(`bench: no result after ${WATCHDOG_MS / 60_000} minutes, giving up`);
         process.exit(2);
     }, WATCHDOG_MS).unref();
-    // a compare run measures only its own side-by-side parts
-    const only = compareVersion() ? 'compare' : process.env.BENCH_ONLY;
+    // a compare run measures only its own side-by-side parts; with BENCH_ONLY=random the random reads beside the release instead
+    const randomBesideRelease = !!compareVersion() && process.env.BENCH_ONLY === 'random';
+    const only = compareVersion() && !randomBesideRelease ? 'compare' : process.env.BENCH_ONLY;
     const started = Date.now();
     const bare = await startBare();
     // rounds of 10,000 polls each stay within the session limits (sessions of earlier rounds are still open)
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
         result.adapterRssIdleMB = Math.round(rt.adapterRss());
         result.startMs = rt.startMs;
         const compare = compareVersion();
-        if (compare) {
+        if (compare && !randomBesideRelease) {
             // the side-by-side run with a published release is a run of its own: about 8 minutes
             result.compare = await measureCompare(rt, bare.baseUrl, {
                 version: compare,
@@ -72,7 +73,8 @@ async function main(): Promise<void> {
         }
         if (!only || only === 'random') {
             const sizes = (process.env.BENCH_RANDOM ?? '1000,10000,50000').split(',').map(Number);
-            result.randomReads = await measureRandomReads(rt, bare.baseUrl, sizes, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
+            const beside = randomBesideRelease ? await startRelease(rt, compare!) : {};
+            result.randomReads = await measureRandomReads(rt, bare.baseUrl, sizes, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3), beside.release);
             console.table(result.randomReads);
         }
         if (!only || only === 'serialize') {

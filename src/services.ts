@@ -96,6 +96,9 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         read: id => storage.getForeignObjectAsync(id),
         barrier: objectBarrier,
         connected,
+        // objects change rarely and every state read needs its object: many more, one subscription for all
+        maxEntries: 10_000,
+        watchAll: true,
     });
     const listingCache = new ListingCache({
         feed,

@@ -1,5 +1,6 @@
 import type { ChangeKind } from '../lib/change-feed';
 import { BoundedQueue } from './bounded-queue';
+import type { EventStats } from './event-stats';
 import { payloadText } from './event-text';
 import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../lib/target-guard';
@@ -17,6 +18,8 @@ export interface HookSettings {
     maxFailures: number;
     /** First retry delay; doubles with every failure, with jitter. */
     retryBaseMs: number;
+    /** Counted for /metrics: deliveries, drops, failures. */
+    stats?: EventStats;
 }
 
 type Payload = EventBody | { test: true } | { disconnect: true } | { overflow: true; dropped: number };
@@ -28,7 +31,7 @@ type Payload = EventBody | { test: true } | { disconnect: true } | { overflow: t
 export class Hook implements Sink {
     readonly subscriptions: SubscriptionSet;
     failures = 0;
-    private readonly queue = new BoundedQueue<EventBody>(MAX_QUEUE);
+    private readonly queue: BoundedQueue<EventBody>;
     /** Taken from the queue and not yet delivered: retried as it is, so a drop cannot hit it. */
     private inFlight: Payload | null = null;
     private pumping = false;
@@ -45,11 +48,15 @@ export class Hook implements Sink {
         private readonly onDead: (hook: Hook) => void,
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
+        this.queue = new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => settings.stats && settings.stats.dropped.hook++);
     }
 
     deliver(event: EventBody): void {
         if (this.closed) {
             return;
+        }
+        if (this.settings.stats) {
+            this.settings.stats.delivered.hook++;
         }
         this.queue.push(event);
         void this.pump();
@@ -118,6 +125,9 @@ export class Hook implements Sink {
     /** Counts a failure; false once the hook is given up. */
     private failed(): boolean {
         this.failures++;
+        if (this.settings.stats) {
+            this.settings.stats.hookFailures++;
+        }
         if (this.failures >= this.settings.maxFailures) {
             this.close();
             this.onDead(this);

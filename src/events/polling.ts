@@ -1,4 +1,5 @@
 import { BoundedQueue } from './bounded-queue';
+import { EventStats } from './event-stats';
 import type { EventSource, SourceFor } from './event-access';
 import { payloadText } from './event-text';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
@@ -31,17 +32,20 @@ export class PollingSession implements Sink {
     readonly subscriptions: SubscriptionSet;
     timeout = DEFAULT_POLL_TIMEOUT_MS;
     lastSeen = Date.now();
-    private readonly queue = new BoundedQueue<EventBody>(MAX_QUEUE);
+    private readonly queue: BoundedQueue<EventBody>;
     private readonly waiters: Waiter[] = [];
 
     constructor(
         readonly user: string,
         feed: EventSource,
+        private readonly stats = new EventStats(),
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
+        this.queue = new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => stats.dropped.polling++);
     }
 
     deliver(event: EventBody): void {
+        this.stats.delivered.polling++;
         const waiter = this.waiters.shift();
         if (waiter) {
             waiter.resolve(waiter.batch ? [event] : event);
@@ -126,6 +130,7 @@ export class PollingRegistry {
     constructor(
         private readonly sourceFor: SourceFor,
         limits: LimitCounts = { perUser: 10_000, total: 20_000 },
+        private readonly stats = new EventStats(),
     ) {
         this.limits = new UserLimits(limits, { message: 'Too many long-polling sessions', retryAfterS: 30 });
     }
@@ -143,7 +148,7 @@ export class PollingRegistry {
         let session = this.sessions.get(key);
         if (!session) {
             this.limits.assertRoom(user);
-            session = new PollingSession(user, this.sourceFor(user));
+            session = new PollingSession(user, this.sourceFor(user), this.stats);
             this.sessions.set(key, session);
             this.limits.opened(user);
             this.startGc();

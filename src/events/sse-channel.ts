@@ -1,4 +1,5 @@
 import { BoundedQueue } from './bounded-queue';
+import { EventStats } from './event-stats';
 import type { EventSource } from './event-access';
 import { eventText } from './event-text';
 import type { StreamWriter } from '../send';
@@ -91,6 +92,7 @@ export class SseChannel implements Sink {
         readonly user: string,
         feed: EventSource,
         replaySize: number,
+        private readonly stats = new EventStats(),
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
         // besides the count, bytes: large objects must not make 200 replay buffers large
@@ -113,6 +115,7 @@ export class SseChannel implements Sink {
         for (const stream of this.streams) {
             stream.send(frame);
         }
+        this.stats.delivered.sse += this.streams.size;
     }
 
     /** What a client that saw `lastId` missed; an overflow frame first when some of it is gone. */

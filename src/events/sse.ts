@@ -3,6 +3,7 @@ import type { SourceFor } from './event-access';
 import type { StreamWriter } from '../send';
 import { DISCONNECT_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
 import { UserLimits } from './user-limits';
+import { EventStats } from './event-stats';
 
 export interface SseLimits {
     streamsPerUser: number;
@@ -34,8 +35,14 @@ export class SseRegistry {
     constructor(
         private readonly sourceFor: SourceFor,
         private readonly limits: SseLimits = SSE_DEFAULTS,
+        private readonly stats = new EventStats(),
     ) {
         this.streams = new UserLimits({ perUser: limits.streamsPerUser, total: limits.streamsTotal }, { message: 'Too many event streams' });
+    }
+
+    /** Open event streams, of every user. */
+    get openStreams(): number {
+        return this.streams.count();
     }
 
     /** Subscribes (or joins the channel) and answers the function that runs the stream once headers are out. */
@@ -100,7 +107,7 @@ export class SseRegistry {
 
     private createChannel(key: string, user: string): SseChannel {
         this.makeRoom(user);
-        const channel = new SseChannel(user, this.sourceFor(user), this.limits.replaySize);
+        const channel = new SseChannel(user, this.sourceFor(user), this.limits.replaySize, this.stats);
         this.channels.set(key, channel);
         this.startGrace(key, channel);
         return channel;

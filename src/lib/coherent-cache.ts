@@ -15,6 +15,13 @@ export interface CacheSource<T> {
     barrier(): Promise<void>;
     /** False while js-controller's storage connection is down. */
     connected(): boolean;
+    /** Records kept at most (default 2,000); the least recently used ones leave first. */
+    maxEntries?: number;
+    /**
+     * One subscription to every id of the kind instead of one per cached id: for objects, which
+     * change rarely, so a fill costs a read and a barrier and an eviction nothing.
+     */
+    watchAll?: boolean;
 }
 
 interface Entry<T> {
@@ -28,14 +35,7 @@ interface Entry<T> {
     release: () => Promise<void>;
 }
 
-/** Records kept per kind; the least recently used ones leave first. */
-const MAX_ENTRIES = 2000;
-/**
- * Ids remembered as missed once; an id missed again while remembered is a candidate for admission.
- * As many as fit in the cache: an id that comes back only after more others than that would be
- * evicted again before it helped.
- */
-const MAX_CANDIDATES = MAX_ENTRIES;
+const DEFAULT_MAX_ENTRIES = 2000;
 
 /**
  * Repeated reads of one state or object answered from memory, kept coherent by js-controller's own
@@ -53,13 +53,19 @@ export class CoherentCache<T> {
      * never pay for subscriptions they cannot use, and do not push out what is really hot.
      */
     private readonly candidates = new Set<string>();
-    private readonly asked = new FrequencySketch(MAX_ENTRIES);
+    private readonly asked: FrequencySketch;
+    private readonly maxEntries: number;
+    /** With `watchAll`: the one subscription, confirmed (or failed) once. */
+    private watching: Promise<unknown> | null = null;
     private readonly usable = connectionCheck(
         () => this.source.connected(),
         () => this.clear(),
     );
 
-    constructor(private readonly source: CacheSource<T>) {}
+    constructor(private readonly source: CacheSource<T>) {
+        this.maxEntries = source.maxEntries ?? DEFAULT_MAX_ENTRIES;
+        this.asked = new FrequencySketch(this.maxEntries);
+    }
 
     /**
      * The cached value when it can be served now (null: known not to exist), undefined on a miss.
@@ -129,14 +135,15 @@ export class CoherentCache<T> {
     private admit(id: string): boolean {
         this.asked.increment(id);
         if (!this.candidates.delete(id)) {
-            if (this.candidates.size >= MAX_CANDIDATES) {
+            // as many as fit in the cache: an id that comes back only after more others than that is not hot
+            if (this.candidates.size >= this.maxEntries) {
                 // forget the oldest: an id that comes back only that rarely is not hot
                 this.candidates.delete(this.candidates.values().next().value!);
             }
             this.candidates.add(id);
             return false;
         }
-        if (this.entries.size < MAX_ENTRIES) {
+        if (this.entries.size < this.maxEntries) {
             return true;
         }
         return this.asked.frequency(id) > this.asked.frequency(this.entries.keys().next().value!) + 1;
@@ -145,14 +152,15 @@ export class CoherentCache<T> {
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
         const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined };
         this.entries.set(id, entry);
-        if (this.entries.size > MAX_ENTRIES) {
+        if (this.entries.size > this.maxEntries) {
             this.drop(this.entries.keys().next().value!);
         }
         try {
-            entry.release = await this.source.feed.listen(this.source.kind, id, (_id, value) => {
-                entry.seq++;
-                entry.value = (value as T | null | undefined) ?? null;
-            });
+            if (this.source.watchAll) {
+                await this.watchAll();
+            } else {
+                entry.release = await this.source.feed.listen(this.source.kind, id, (_id, value) => this.changed(entry, value));
+            }
             // only reads made after the subscription was confirmed can be kept up to date
             const seq = entry.seq;
             const value = await this.source.read(id);
@@ -161,6 +169,27 @@ export class CoherentCache<T> {
             this.drop(id);
         }
         void fresh.catch(() => undefined);
+    }
+
+    private changed(entry: Entry<T>, value: unknown): void {
+        entry.seq++;
+        entry.value = (value as T | null | undefined) ?? null;
+    }
+
+    /** Subscribes once to every id; a failed subscription is tried again by the next fill. */
+    private watchAll(): Promise<unknown> {
+        this.watching ??= this.source.feed
+            .listen(this.source.kind, '*', (id, value) => {
+                const entry = this.entries.get(id);
+                if (entry) {
+                    this.changed(entry, value);
+                }
+            })
+            .catch(err => {
+                this.watching = null;
+                throw err;
+            });
+        return this.watching;
     }
 
     /** A read made after own writes (counted in `dirty`) confirms them once it has settled. */

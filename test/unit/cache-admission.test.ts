@@ -7,7 +7,7 @@ import t from 'tap';
 import { ChangeFeed } from '../../src/lib/change-feed';
 import { CoherentCache } from '../../src/lib/coherent-cache';
 
-function counted() {
+function counted(options: { watchAll?: boolean; maxEntries?: number } = {}) {
     const calls = { subscribe: 0, unsubscribe: 0, read: 0, barrier: 0 };
     const port = {
         subscribeForeignStatesAsync: async () => void calls.subscribe++,
@@ -15,9 +15,11 @@ function counted() {
         subscribeForeignObjectsAsync: async () => void calls.subscribe++,
         unsubscribeForeignObjectsAsync: async () => void calls.unsubscribe++,
     };
+    const feed = new ChangeFeed(port);
     const cache = new CoherentCache<{ val: string }>({
+        ...options,
         kind: 'state',
-        feed: new ChangeFeed(port),
+        feed,
         read: async id => {
             calls.read++;
             return { val: id };
@@ -25,7 +27,7 @@ function counted() {
         barrier: async () => void calls.barrier++,
         connected: () => true,
     });
-    return { calls, cache };
+    return { calls, cache, feed };
 }
 
 const settle = () => new Promise(resolve => setTimeout(resolve, 20));
@@ -111,4 +113,36 @@ t.test('a hot set stays cached while random reads over many other ids pass by', 
         cached += cache.peek(`hot.${i}`) ? 1 : 0;
     }
     t.ok(cached >= 490, `${cached} of 500 hot ids cached`);
+});
+
+t.test('watching every id: one subscription for all entries, none per fill or eviction', async t => {
+    const { calls, cache, feed } = counted({ watchAll: true, maxEntries: 20 });
+    for (let i = 0; i < 20; i++) {
+        await cache.get(`o.${i}`);
+        await cache.get(`o.${i}`);
+    }
+    await settle();
+    t.equal(cache.size, 20, 'the second miss admits');
+    // asked for more often than what they evict: admitted, the oldest go
+    for (let i = 20; i < 30; i++) {
+        for (let n = 0; n < 5; n++) {
+            await cache.get(`o.${i}`);
+        }
+    }
+    await settle();
+    t.equal(cache.size, 20, 'bounded by maxEntries');
+    t.not(cache.peek('o.25'), undefined, 'a newer hot id is served from memory');
+    t.equal(calls.subscribe, 1, 'one subscription, to everything');
+    t.equal(calls.unsubscribe, 0, 'evictions release nothing at js-controller');
+    t.equal(feed.count('state'), 1);
+    feed.emit('state', 'o.25', { val: 'changed' } as never);
+    t.same(cache.peek('o.25'), { val: 'changed' }, 'a notification for a cached id updates it');
+    feed.emit('state', 'o.not-cached', { val: 'x' } as never);
+    t.equal(cache.peek('o.not-cached'), undefined, 'one for an id not cached adds nothing');
+    cache.clear();
+    await cache.get('o.25');
+    await cache.get('o.25');
+    await settle();
+    t.equal(calls.subscribe, 1, 'after a clear the subscription is still there and reused');
+    t.same(cache.peek('o.25'), { val: 'o.25' }, 'refilled from the DB');
 });

@@ -1,0 +1,130 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Channel, EventStats } from '../events/event-stats';
+
+/** What `/metrics` reads when scraped, besides what it counts itself. */
+export interface MetricsSources {
+    storageUp(): boolean;
+    open(): { polling: number; hooks: number; sse: number };
+    events: EventStats;
+    /** The `metricsStates` gauges, or none. */
+    states?(): Promise<StateSample[]>;
+}
+
+export interface StateSample {
+    id: string;
+    name: string;
+    unit: string;
+    value: number;
+}
+
+const CHANNELS: Channel[] = ['polling', 'hook', 'sse'];
+
+interface RouteSeries {
+    requests: Counter.Internal;
+    duration: Histogram.Internal<string>;
+}
+
+/**
+ * One prom-client registry per instance (inside web several instances share a process): request
+ * counts and latencies by route template, the event core's counters, process metrics. Per-request
+ * work is one cached series lookup; everything else is read when Prometheus scrapes.
+ */
+export class Metrics {
+    readonly registry = new Registry();
+    private readonly requests: Counter<string>;
+    private readonly duration: Histogram<string>;
+    private readonly series = new Map<string, RouteSeries>();
+
+    constructor(sources: MetricsSources) {
+        const registers = [this.registry];
+        collectDefaultMetrics({ register: this.registry });
+        const labelNames = ['route', 'method', 'status'];
+        this.requests = new Counter({ name: 'restapi_http_requests_total', help: 'HTTP requests answered, by route template, method and status class', labelNames, registers });
+        this.duration = new Histogram({
+            name: 'restapi_http_request_duration_seconds',
+            help: 'Time from the request to the end of its answer, by route template, method and status class',
+            labelNames,
+            buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
+            registers,
+        });
+        new Gauge({
+            name: 'restapi_open_clients',
+            help: 'Open long-polling sessions, URL hooks and event streams',
+            labelNames: ['kind'],
+            registers,
+            collect() {
+                const open = sources.open();
+                this.set({ kind: 'polling' }, open.polling);
+                this.set({ kind: 'hook' }, open.hooks);
+                this.set({ kind: 'sse' }, open.sse);
+            },
+        });
+        const eventCounter = (name: string, help: string, read: (channel: Channel) => number): void => {
+            new Counter({
+                name,
+                help,
+                labelNames: ['channel'],
+                registers,
+                collect() {
+                    this.reset();
+                    CHANNELS.forEach(channel => this.inc({ channel }, read(channel)));
+                },
+            });
+        };
+        eventCounter('restapi_events_delivered_total', 'Events handed to a client (session, hook queue or stream) after its filters', c => sources.events.delivered[c]);
+        eventCounter('restapi_events_dropped_total', 'Events a full client queue had to drop (the client hears of the overflow)', c => sources.events.dropped[c]);
+        new Counter({
+            name: 'restapi_hook_failures_total',
+            help: 'URL hook calls that failed (timeout, refused, non-2xx)',
+            registers,
+            collect() {
+                this.reset();
+                this.inc(sources.events.hookFailures);
+            },
+        });
+        new Gauge({
+            name: 'restapi_storage_connected',
+            help: '1 while the connection to the ioBroker databases is up',
+            registers,
+            collect() {
+                this.set(sources.storageUp() ? 1 : 0);
+            },
+        });
+        if (sources.states) {
+            const read = sources.states;
+            new Gauge({
+                name: 'iobroker_state',
+                help: 'Numeric and boolean states chosen by the metricsStates option (booleans as 0/1)',
+                labelNames: ['id', 'name', 'unit'],
+                registers,
+                async collect() {
+                    this.reset();
+                    for (const { id, name, unit, value } of await read()) {
+                        this.set({ id, name, unit }, value);
+                    }
+                },
+            });
+        }
+    }
+
+    /** One answered request; `route` is a template (`GET /v1/state/:stateId`), never a raw path. */
+    observe(route: string, method: string, statusCode: number, seconds: number): void {
+        const status = `${Math.floor(statusCode / 100)}xx`;
+        const key = `${route}\u0000${method}\u0000${status}`;
+        let series = this.series.get(key);
+        if (!series) {
+            series = { requests: this.requests.labels(route, method, status), duration: this.duration.labels(route, method, status) };
+            this.series.set(key, series);
+        }
+        series.requests.inc();
+        series.duration.observe(seconds);
+    }
+
+    text(): Promise<string> {
+        return this.registry.metrics();
+    }
+
+    get contentType(): string {
+        return this.registry.contentType;
+    }
+}
