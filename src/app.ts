@@ -59,6 +59,14 @@ function withChallenge(err: unknown, route: Route): unknown {
     return err;
 }
 
+/** `/v1/state/:stateId`, `/v1/command/getState`, or `unmatched` for what no route took. */
+function metricsRoute(place: ErrorPlace): string {
+    if (place.command) {
+        return `/v1/command/${place.command}`;
+    }
+    return place.route ? place.route.slice(place.route.indexOf(' ') + 1) : 'unmatched';
+}
+
 export function createApp(services: AppServices, routes: readonly Route[]): App {
     const prefixes = servedPrefixes(services.basePath);
     const router = buildRouter(routes, services.commands.values(), prefixes);
@@ -164,6 +172,9 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
                 return;
             }
             const place: ErrorPlace = {};
+            const started = performance.now();
+            // by template, never by raw path: the number of series stays bounded
+            res.once('finish', () => services.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
             dispatch(req, res, place).catch(err => fail(req, res, err, place));
         },
     };

@@ -36,6 +36,10 @@ export interface Config {
     requestTimeout: number;
     /** Long-polling sessions, URL hooks and event streams, per user and in total (429 beyond). */
     limits: EventLimits;
+    /** State patterns exported by /metrics as `iobroker_state` gauges; empty: none. */
+    metricsStates: string[];
+    /** Serve /metrics without credentials (with auth on). */
+    metricsPublic: boolean;
 }
 
 export interface EventLimits {
@@ -60,6 +64,14 @@ function bool(value: unknown): boolean {
 
 function str(value: unknown, fallback = ''): string {
     return typeof value === 'string' ? value : fallback;
+}
+
+/** A comma-separated option as its trimmed, non-empty parts. */
+function list(value: unknown): string[] {
+    return str(value)
+        .split(',')
+        .map(part => part.trim())
+        .filter(Boolean);
 }
 
 export function toUserId(name: string): string {
@@ -107,9 +119,8 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
             sseStreamsPerUser: Math.max(1, int(native.sseStreamsPerUser, 10)),
             sseStreamsTotal: Math.max(1, int(native.sseStreamsTotal, 200)),
         },
-        corsOrigins: str(native.corsOrigins)
-            .split(',')
-            .map(origin => origin.trim())
-            .filter(Boolean),
+        corsOrigins: list(native.corsOrigins),
+        metricsStates: list(native.metricsStates),
+        metricsPublic: bool(native.metricsPublic),
     };
 }

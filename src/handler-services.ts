@@ -9,6 +9,7 @@ import type { CoherentCache } from './lib/coherent-cache';
 import type { ListingCache } from './lib/listing-cache';
 import type { ListingWalks } from './lib/listing-walks';
 import type { NameIndex } from './lib/name-index';
+import type { Metrics } from './metrics/metrics';
 
 /**
  * The shared services a command or route handler may use, besides the storage port it gets in its
@@ -41,4 +42,6 @@ export interface HandlerServices {
     permissions: Readonly<Record<string, PermissionEntry>>;
     /** The OpenAPI document, built once at start from routes and commands. */
     openapi: Record<string, unknown>;
+    /** Request, event and process metrics for `/metrics` (prom-client). */
+    metrics: Metrics;
 }

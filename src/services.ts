@@ -8,6 +8,8 @@ import type { Command } from './command';
 import type { Config } from './config';
 import { HookRegistry, stateHookStore } from './events/hook-registry';
 import { EventAccess } from './events/event-access';
+import { EventStats } from './events/event-stats';
+import { Metrics } from './metrics/metrics';
 import { PollingRegistry } from './events/polling';
 import { SSE_DEFAULTS, SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
@@ -61,7 +63,9 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     const routes = restRoutes(config);
     const storage = adapterStorage(adapter);
     const feed = new ChangeFeed(storage);
+    const events = new EventStats();
     const hookSettings = {
+        stats: events,
         hookTimeout: config.hookTimeout,
         targets: hookPolicy(config.hooksAllowLinkLocal),
         maxFailures: config.hookMaxFailures,
@@ -136,9 +140,9 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         listingCache,
         listingWalks: new ListingWalks(),
         stateBarrier,
-        polling: new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }),
+        polling: new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events),
         hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }),
-        sse: new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }),
+        sse: new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events),
         names: new NameIndex(async () => {
             const view = await storage.getObjectViewAsync('system', 'state', {});
             return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));
@@ -149,6 +153,11 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         permissions: permissionTable(served.values(), routes),
         // inside web with its auth on, web asks for the credentials: the document says so too
         openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),
+        metrics: new Metrics({
+            storageUp: connected,
+            open: () => ({ polling: services.polling.size, hooks: services.hooks.size, sse: services.sse.openStreams }),
+            events,
+        }),
     };
     return { services, routes };
 }

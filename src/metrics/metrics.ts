@@ -6,8 +6,6 @@ export interface MetricsSources {
     storageUp(): boolean;
     open(): { polling: number; hooks: number; sse: number };
     events: EventStats;
-    /** The `metricsStates` gauges, or none. */
-    states?(): Promise<StateSample[]>;
 }
 
 export interface StateSample {
@@ -35,7 +33,7 @@ export class Metrics {
     private readonly duration: Histogram<string>;
     private readonly series = new Map<string, RouteSeries>();
 
-    constructor(sources: MetricsSources) {
+    constructor(private readonly sources: MetricsSources) {
         const registers = [this.registry];
         collectDefaultMetrics({ register: this.registry });
         const labelNames = ['route', 'method', 'status'];
@@ -90,21 +88,6 @@ export class Metrics {
                 this.set(sources.storageUp() ? 1 : 0);
             },
         });
-        if (sources.states) {
-            const read = sources.states;
-            new Gauge({
-                name: 'iobroker_state',
-                help: 'Numeric and boolean states chosen by the metricsStates option (booleans as 0/1)',
-                labelNames: ['id', 'name', 'unit'],
-                registers,
-                async collect() {
-                    this.reset();
-                    for (const { id, name, unit, value } of await read()) {
-                        this.set({ id, name, unit }, value);
-                    }
-                },
-            });
-        }
     }
 
     /** One answered request; `route` is a template (`GET /v1/state/:stateId`), never a raw path. */
@@ -120,8 +103,26 @@ export class Metrics {
         series.duration.observe(seconds);
     }
 
-    text(): Promise<string> {
-        return this.registry.metrics();
+    /**
+     * The exposition text; `states`: the `iobroker_state` gauges of this scrape (what the caller may
+     * read), in a registry of their own so that concurrent scrapes of different users never mix.
+     */
+    async text(states: StateSample[] = [], omitted = 0): Promise<string> {
+        const main = await this.registry.metrics();
+        if (!states.length && !omitted) {
+            return main;
+        }
+        const scrape = new Registry();
+        const gauge = new Gauge({ name: 'iobroker_state', help: 'Numeric and boolean states named by the metricsStates option (booleans as 0/1)', labelNames: ['id', 'name', 'unit'], registers: [scrape] });
+        for (const { id, name, unit, value } of states) {
+            gauge.set({ id, name, unit }, value);
+        }
+        new Gauge({ name: 'restapi_metrics_states_omitted', help: 'States matching metricsStates left out beyond the series limit', registers: [scrape] }).set(omitted);
+        return main + (await scrape.metrics());
+    }
+
+    storageConnected(): boolean {
+        return this.sources.storageUp();
     }
 
     get contentType(): string {

@@ -9,6 +9,7 @@ import { addHistoryRoute, getHistoryRoute, postAddHistoryRoute, postHistoryRoute
 import { listLogsRoute, readLogRoute } from './log';
 import { queryStatesRoute, writeStatesRoute } from './bulk';
 import { faviconRoute, nameRoute } from './meta';
+import { metricsRoute } from './metrics';
 import { oauthRoutes } from './oauth';
 import { pollingRoute } from './polling';
 import { createObjectRoute, deleteObjectRoute, getObjectRoute, listObjectsRoute, updateObjectRoute } from './object';
@@ -23,6 +24,7 @@ export function restRoutes(config: Config): Route[] {
         ...(config.auth ? oauthRoutes : []),
         nameRoute,
         faviconRoute,
+        metricsRoute(config),
         readState,
         updateState,
         toggleStateRoute,

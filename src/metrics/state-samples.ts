@@ -1,0 +1,45 @@
+import { stateSource } from '../lib/listing-sources';
+import type { RequestContext } from '../request-context';
+import type { StateSample } from './metrics';
+
+/** Series of `iobroker_state` per scrape at most: a pattern like `*` must not flood Prometheus. */
+export const MAX_STATE_SERIES = 1000;
+
+function text(name: unknown): string {
+    if (typeof name === 'string') {
+        return name;
+    }
+    if (name && typeof name === 'object') {
+        const translated = name as Record<string, unknown>;
+        return String(translated.en ?? Object.values(translated)[0] ?? '');
+    }
+    return '';
+}
+
+/**
+ * The numeric and boolean states matching `patterns` that the caller may read (a public scrape, with
+ * no caller, reads as the adapter: the administrator chose both the patterns and to publish them).
+ * Values come from the read caches where they hold them; names and units from the state objects.
+ */
+export async function stateSamples(ctx: RequestContext, patterns: string[]): Promise<{ samples: StateSample[]; omitted: number }> {
+    const samples: StateSample[] = [];
+    const seen = new Set<string>();
+    let omitted = 0;
+    for (const pattern of patterns) {
+        const states = ctx.user ? await stateSource(ctx, pattern).all() : await ctx.app.listingCache.get(pattern);
+        for (const id of Object.keys(states).sort()) {
+            const val = (states[id] as ioBroker.State | null)?.val;
+            if (seen.has(id) || (typeof val !== 'number' && typeof val !== 'boolean') || !Number.isFinite(Number(val))) {
+                continue;
+            }
+            seen.add(id);
+            if (samples.length >= MAX_STATE_SERIES) {
+                omitted++;
+                continue;
+            }
+            const common = (await ctx.app.objectCache.get(id))?.common as Partial<ioBroker.StateCommon> | undefined;
+            samples.push({ id, name: text(common?.name), unit: common?.unit ?? '', value: Number(val) });
+        }
+    }
+    return { samples, omitted };
+}
