@@ -33,6 +33,8 @@ interface Entry<T> {
     /** Own writes not yet confirmed: the next read goes to the DB and settles the entry again. */
     dirty: number;
     release: () => Promise<void>;
+    /** Reads that came while the entry was being settled: they wait for it instead of reading past it. */
+    waiters: Array<() => void>;
 }
 
 const DEFAULT_MAX_ENTRIES = 2000;
@@ -93,6 +95,16 @@ export class CoherentCache<T> {
         }
         const entry = this.entries.get(id);
         const seq = entry?.seq ?? 0;
+        if (entry) {
+            // asked for like a hit: an entry being settled must not look colder than it is
+            this.asked.increment(id);
+        }
+        if (entry?.unsettled) {
+            // a read of its own could see a newer value than the one being settled, and the next request
+            // would then get the older one from memory: wait for the entry instead (reads never go back)
+            await new Promise<void>(resolve => entry.waiters.push(resolve));
+            return this.get(id);
+        }
         const fresh = this.source.read(id);
         if (!entry && this.admit(id)) {
             void this.fill(id, fresh);
@@ -121,6 +133,7 @@ export class CoherentCache<T> {
         this.asked.clear();
         for (const entry of all) {
             void entry.release();
+            this.wake(entry, true);
         }
     }
 
@@ -150,7 +163,7 @@ export class CoherentCache<T> {
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
-        const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined };
+        const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, waiters: [] };
         this.entries.set(id, entry);
         if (this.entries.size > this.maxEntries) {
             this.drop(this.entries.keys().next().value!);
@@ -192,7 +205,7 @@ export class CoherentCache<T> {
         return this.watching;
     }
 
-    /** A read made after own writes (counted in `dirty`) confirms them once it has settled. */
+    /** A read made after own writes or newer reads (counted in `dirty`) confirms them once it has settled. */
     private async refresh(id: string, entry: Entry<T>, seq: number, fresh: Promise<T | null | undefined>): Promise<void> {
         const confirms = entry.dirty;
         entry.unsettled++;
@@ -201,18 +214,19 @@ export class CoherentCache<T> {
             value = (await fresh) ?? null;
         } catch {
             entry.unsettled--;
+            this.wake(entry);
             return;
         }
-        await this.settle(id, entry, seq, value);
-        entry.dirty -= confirms;
+        await this.settle(id, entry, seq, value, confirms);
     }
 
     /**
      * Waits until the notifications published before now were handled. If one arrived since `seq`
      * (taken before the read or write began), the latest notification is the newest value;
-     * otherwise the value read. The caller has counted the entry as unsettled.
+     * otherwise the value read. The caller has counted the entry as unsettled; `confirms` own writes
+     * are confirmed in the same step, before any waiting read goes on (or it would refresh them again).
      */
-    private async settle(id: string, entry: Entry<T>, seq: number, read: T | null): Promise<void> {
+    private async settle(id: string, entry: Entry<T>, seq: number, read: T | null, confirms = 0): Promise<void> {
         try {
             await this.source.barrier();
             await nextTurn();
@@ -221,12 +235,19 @@ export class CoherentCache<T> {
             return;
         }
         entry.unsettled--;
-        if (this.entries.get(id) !== entry) {
-            return;
-        }
-        if (entry.seq === seq) {
+        entry.dirty -= confirms;
+        if (this.entries.get(id) === entry && entry.seq === seq) {
             entry.value = read;
         }
+        this.wake(entry);
+    }
+
+    /** Lets the reads that waited for the entry go on once nothing is being settled, or (`gone`) it was dropped. */
+    private wake(entry: Entry<T>, gone = false): void {
+        if (entry.unsettled && !gone) {
+            return;
+        }
+        entry.waiters.splice(0).forEach(resume => resume());
     }
 
     private drop(id: string): void {
@@ -234,6 +255,7 @@ export class CoherentCache<T> {
         if (entry) {
             this.entries.delete(id);
             void entry.release();
+            this.wake(entry, true);
         }
     }
 }

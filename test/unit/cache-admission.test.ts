@@ -131,6 +131,9 @@ t.test('watching every id: one subscription for all entries, none per fill or ev
     }
     await settle();
     t.equal(cache.size, 20, 'bounded by maxEntries');
+    // reads while its fill was under way went to the DB: one more read settles it again
+    await cache.get('o.25');
+    await settle();
     t.not(cache.peek('o.25'), undefined, 'a newer hot id is served from memory');
     t.equal(calls.subscribe, 1, 'one subscription, to everything');
     t.equal(calls.unsubscribe, 0, 'evictions release nothing at js-controller');
@@ -145,4 +148,57 @@ t.test('watching every id: one subscription for all entries, none per fill or ev
     await settle();
     t.equal(calls.subscribe, 1, 'after a clear the subscription is still there and reused');
     t.same(cache.peek('o.25'), { val: 'o.25' }, 'refilled from the DB');
+});
+
+t.test('reads while an entry is being settled wait for it: no request sees a value a later one goes back from', async t => {
+    let stored = 'old';
+    let barrier: { resolve(): void; reject(err: Error): void } | null = null;
+    let slow = false;
+    const port = {
+        subscribeForeignStatesAsync: async () => undefined,
+        unsubscribeForeignStatesAsync: async () => undefined,
+        subscribeForeignObjectsAsync: async () => undefined,
+        unsubscribeForeignObjectsAsync: async () => undefined,
+    };
+    const feed = new ChangeFeed(port);
+    let reads = 0;
+    const cache = new CoherentCache<{ val: string }>({
+        kind: 'object',
+        feed,
+        read: async () => (reads++, { val: stored }),
+        // the fill's barrier was asked before the change below was published: it does not wait for its notification
+        barrier: () => (slow ? new Promise<void>((resolve, reject) => (barrier = { resolve, reject })) : Promise.resolve()),
+        connected: () => true,
+        watchAll: true,
+    });
+    await cache.get('x');
+    slow = true;
+    await cache.get('x');
+    await settle();
+    t.ok(barrier, 'the fill waits for its barrier');
+    stored = 'new';
+    const readsBefore = reads;
+    let answered: unknown;
+    const pending = cache.get('x').then(value => (answered = value));
+    await settle();
+    t.equal(answered, undefined, 'a read meanwhile waits for the entry');
+    t.equal(reads, readsBefore, 'and does not read past it');
+    slow = false;
+    barrier!.resolve();
+    await pending;
+    t.same(answered, { val: 'old' }, 'it gets the settled value, as every later read until the notification');
+    t.same(cache.peek('x'), { val: 'old' });
+    feed.emit('object', 'x', { val: 'new' } as never);
+    t.same(cache.peek('x'), { val: 'new' }, 'the notification brings the new value');
+
+    // a fill whose barrier fails is dropped, and its waiting reads go to the DB
+    cache.clear();
+    await cache.get('y');
+    slow = true;
+    await cache.get('y');
+    await settle();
+    const waiting = cache.get('y');
+    barrier!.reject(new Error('connection lost'));
+    t.same(await waiting, { val: 'new' }, 'read from the DB after the entry was dropped');
+    slow = false;
 });

@@ -14,6 +14,7 @@ Array [
   "GET /api-docs/swagger.json",
   "GET /name",
   "GET /favicon.ico",
+  "GET /metrics",
   "GET /v1/state/:stateId",
   "PATCH /v1/state/:stateId",
   "GET /v1/state/:stateId/toggle",
