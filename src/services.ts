@@ -102,6 +102,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         connected,
         // objects change rarely and every state read needs its object: many more, one subscription for all
         maxEntries: 10_000,
+        maxBytes: 24 * 1024 * 1024,
         watchAll: true,
     });
     const listingCache = new ListingCache({

@@ -17,6 +17,8 @@ export interface CacheSource<T> {
     connected(): boolean;
     /** Records kept at most (default 2,000); the least recently used ones leave first. */
     maxEntries?: number;
+    /** Their size at most, counted as JSON text (default 8 MB); the least recently used ones leave first. */
+    maxBytes?: number;
     /**
      * One subscription to every id of the kind instead of one per cached id: for objects, which
      * change rarely, so a fill costs a read and a barrier and an eviction nothing.
@@ -33,11 +35,14 @@ interface Entry<T> {
     /** Own writes not yet confirmed: the next read goes to the DB and settles the entry again. */
     dirty: number;
     release: () => Promise<void>;
+    /** The value's size as JSON text, counted against `maxBytes`. */
+    bytes: number;
     /** Reads that came while the entry was being settled: they wait for it instead of reading past it. */
     waiters: Array<() => void>;
 }
 
 const DEFAULT_MAX_ENTRIES = 2000;
+const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * Repeated reads of one state or object answered from memory, kept coherent by js-controller's own
@@ -57,6 +62,8 @@ export class CoherentCache<T> {
     private readonly candidates = new Set<string>();
     private readonly asked: FrequencySketch;
     private readonly maxEntries: number;
+    private readonly maxBytes: number;
+    private bytes = 0;
     /** With `watchAll`: the one subscription, confirmed (or failed) once. */
     private watching: Promise<unknown> | null = null;
     private readonly usable = connectionCheck(
@@ -66,6 +73,7 @@ export class CoherentCache<T> {
 
     constructor(private readonly source: CacheSource<T>) {
         this.maxEntries = source.maxEntries ?? DEFAULT_MAX_ENTRIES;
+        this.maxBytes = source.maxBytes ?? DEFAULT_MAX_BYTES;
         this.asked = new FrequencySketch(this.maxEntries);
     }
 
@@ -129,6 +137,7 @@ export class CoherentCache<T> {
     clear(): void {
         const all = [...this.entries.values()];
         this.entries.clear();
+        this.bytes = 0;
         this.candidates.clear();
         this.asked.clear();
         for (const entry of all) {
@@ -163,7 +172,7 @@ export class CoherentCache<T> {
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
-        const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, waiters: [] };
+        const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, bytes: 0, waiters: [] };
         this.entries.set(id, entry);
         if (this.entries.size > this.maxEntries) {
             this.drop(this.entries.keys().next().value!);
@@ -186,7 +195,7 @@ export class CoherentCache<T> {
 
     private changed(entry: Entry<T>, value: unknown): void {
         entry.seq++;
-        entry.value = (value as T | null | undefined) ?? null;
+        this.assign(entry, (value as T | null | undefined) ?? null);
     }
 
     /** Subscribes once to every id; a failed subscription is tried again by the next fill. */
@@ -237,9 +246,20 @@ export class CoherentCache<T> {
         entry.unsettled--;
         entry.dirty -= confirms;
         if (this.entries.get(id) === entry && entry.seq === seq) {
-            entry.value = read;
+            this.assign(entry, read);
         }
         this.wake(entry);
+    }
+
+    /** Sets the value and counts its size; the oldest entries leave while the cache is over its byte limit. */
+    private assign(entry: Entry<T>, value: T | null): void {
+        entry.value = value;
+        const bytes = value === null ? 0 : JSON.stringify(value).length;
+        this.bytes += bytes - entry.bytes;
+        entry.bytes = bytes;
+        while (this.bytes > this.maxBytes && this.entries.size > 1) {
+            this.drop(this.entries.keys().next().value!);
+        }
     }
 
     /** Lets the reads that waited for the entry go on once nothing is being settled, or (`gone`) it was dropped. */
@@ -254,6 +274,7 @@ export class CoherentCache<T> {
         const entry = this.entries.get(id);
         if (entry) {
             this.entries.delete(id);
+            this.bytes -= entry.bytes;
             void entry.release();
             this.wake(entry, true);
         }

@@ -202,3 +202,26 @@ t.test('reads while an entry is being settled wait for it: no request sees a val
     t.same(await waiting, { val: 'new' }, 'read from the DB after the entry was dropped');
     slow = false;
 });
+
+t.test('bounded in bytes too: large values push the oldest entries out', async t => {
+    const port = {
+        subscribeForeignStatesAsync: async () => undefined,
+        unsubscribeForeignStatesAsync: async () => undefined,
+        subscribeForeignObjectsAsync: async () => undefined,
+        unsubscribeForeignObjectsAsync: async () => undefined,
+    };
+    const feed = new ChangeFeed(port);
+    // each value is about 1,000 characters as JSON: 10 fit into 10,000
+    const cache = new CoherentCache<{ val: string }>({ kind: 'object', feed, read: async id => ({ val: id.padEnd(990, '.') }), barrier: async () => undefined, connected: () => true, watchAll: true, maxBytes: 10_000 });
+    for (let i = 0; i < 30; i++) {
+        await cache.get(`big.${i}`);
+        await cache.get(`big.${i}`);
+        await settle();
+    }
+    t.ok(cache.size <= 10, `${cache.size} entries of about 1,000 characters within 10,000`);
+    t.ok(cache.size >= 8, 'and not fewer than fit');
+    t.not(cache.peek('big.29'), undefined, 'the newest stay');
+    t.equal(cache.peek('big.0'), undefined, 'the oldest left');
+    feed.emit('object', 'big.29', { val: 'x'.repeat(20_000) } as never);
+    t.equal(cache.size, 1, 'one value larger than the limit leaves only itself');
+});
