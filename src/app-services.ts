@@ -11,8 +11,6 @@ export interface AppServices extends HandlerServices {
     /** Inside the web adapter with its auth on: the user web authenticated (requests run as this user). */
     identify?: (req: import('node:http').IncomingMessage) => string | undefined;
     acls: AclCache;
-    /** False while js-controller's storage connection is down (only known in the standalone process). */
-    storageUp(): boolean;
     /** Commands served under `/v1/command`, after `noCommands` / `noAdminCommands`. */
     commands: ReadonlyMap<string, Command>;
     /** `''` standalone, `/rest-api` inside the web adapter. */

@@ -5,7 +5,7 @@ import type { AppServices } from './app-services';
 import { applyCors } from './cors';
 import { HttpError, toErrorBody } from './http-error';
 import { parseQuery, type Query } from './query';
-import { readFormBody, readJsonBody } from './read-body';
+import { readFormBody, readJsonBody, readRawBody } from './read-body';
 import { readUpload } from './read-multipart';
 import { createContext, type RequestContext } from './request-context';
 import type { Route } from './route';
@@ -31,6 +31,8 @@ function readRouteBody(req: IncomingMessage, route: Route, limit: number): Promi
             return readFormBody(req, limit);
         case 'upload':
             return readUpload(req, limit);
+        case 'raw':
+            return readRawBody(req, limit);
         default:
             return Promise.resolve(undefined);
     }

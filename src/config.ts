@@ -40,6 +40,8 @@ export interface Config {
     metricsStates: string[];
     /** Serve /metrics without credentials (with auth on). */
     metricsPublic: boolean;
+    /** Serve inbound webhook receivers (`/webhooks/<name>`) and their management routes. */
+    inboundWebhooks: boolean;
 }
 
 export interface EventLimits {
@@ -122,5 +124,7 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
         corsOrigins: list(native.corsOrigins),
         metricsStates: list(native.metricsStates),
         metricsPublic: bool(native.metricsPublic),
+        // on unless switched off: a receiver exists only once an administrator created one
+        inboundWebhooks: native.inboundWebhooks === undefined || bool(native.inboundWebhooks),
     };
 }

@@ -10,6 +10,8 @@ import type { ListingCache } from './lib/listing-cache';
 import type { ListingWalks } from './lib/listing-walks';
 import type { NameIndex } from './lib/name-index';
 import type { Metrics } from './metrics/metrics';
+import type { BruteForceGuard } from './auth/brute-force';
+import type { ReceiverStore } from './webhooks/receivers';
 
 /**
  * The shared services a command or route handler may use, besides the storage port it gets in its
@@ -44,4 +46,10 @@ export interface HandlerServices {
     openapi: Record<string, unknown>;
     /** Request, event and process metrics for `/metrics` (prom-client). */
     metrics: Metrics;
+    /** Inbound webhook receivers and the states they write. */
+    receivers: ReceiverStore;
+    /** Damps guessing of webhook secrets, per address. */
+    webhookGuard: BruteForceGuard;
+    /** False while js-controller's storage connection is down (only known in the standalone process). */
+    storageUp(): boolean;
 }

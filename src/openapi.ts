@@ -111,6 +111,16 @@ function namedPath(route: Route): string {
     return route.path.replace(/\*$/, `:${wildcardName(route)}`);
 }
 
+/** A body taken as sent: JSON, a form, or text. */
+const RAW_BODY = {
+    required: false,
+    content: {
+        'application/json': { schema: { anyOf: [{ type: 'object' }, { type: 'array', items: {} }] } },
+        'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
+        'text/plain': { schema: { type: 'string' } },
+    },
+};
+
 const UPLOAD_BODY = {
     required: true,
     content: {
@@ -151,6 +161,8 @@ function routeOperation(route: Route, auth: boolean): Json {
         op.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: route.requestBody ? plain(route.requestBody) : {} } } };
     } else if (route.body === 'upload') {
         op.requestBody = UPLOAD_BODY;
+    } else if (route.body === 'raw') {
+        op.requestBody = RAW_BODY;
     }
     return op;
 }
@@ -265,7 +277,8 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             { name: 'sendto', description: 'Messages to adapter instances' },
             { name: 'log', description: 'Log files of the hosts' },
             { name: 'events', description: 'Change notifications as server-sent events' },
-            { name: 'other', description: 'Instance information' },
+            { name: 'webhooks', description: 'Inbound webhooks: payloads of devices and services written into states' },
+            { name: 'other', description: 'Instance information, metrics' },
             ...(auth ? [{ name: 'auth', description: 'Logging in and out: OAuth2 tokens' }] : []),
         ],
         paths,

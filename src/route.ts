@@ -45,9 +45,10 @@ export interface Route {
     public?: boolean;
     /**
      * Read the body before the handler runs: `json`, `form` (urlencoded or JSON, as OAuth2 clients
-     * send), or `upload` (a multipart `file` field or raw bytes, as `Buffer | undefined`).
+     * send), `upload` (a multipart `file` field or raw bytes, as `Buffer | undefined`), or `raw`
+     * (the bytes as sent, a `Buffer`, e.g. to check a signature over them).
      */
-    body?: 'json' | 'form' | 'upload';
+    body?: 'json' | 'form' | 'upload' | 'raw';
     /** The docs name of a trailing `*` (it may contain `/`), e.g. `fileName`; handlers read `params['*']`. */
     wildcard?: string;
     /** Path parameters with more than plain text to declare; each `:name` is text otherwise. */

@@ -10,6 +10,7 @@ import { HookRegistry, stateHookStore } from './events/hook-registry';
 import { EventAccess } from './events/event-access';
 import { EventStats } from './events/event-stats';
 import { Metrics } from './metrics/metrics';
+import { ReceiverStore } from './webhooks/receivers';
 import { PollingRegistry } from './events/polling';
 import { SSE_DEFAULTS, SseRegistry } from './events/sse';
 import { ChangeFeed } from './lib/change-feed';
@@ -154,6 +155,8 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         permissions: permissionTable(served.values(), routes),
         // inside web with its auth on, web asks for the credentials: the document says so too
         openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),
+        receivers: new ReceiverStore(storage, namespace),
+        webhookGuard: new BruteForceGuard(),
         metrics: new Metrics({
             storageUp: connected,
             open: () => ({ polling: services.polling.size, hooks: services.hooks.size, sse: services.sse.openStreams }),

@@ -10,6 +10,7 @@ import { listLogsRoute, readLogRoute } from './log';
 import { queryStatesRoute, writeStatesRoute } from './bulk';
 import { faviconRoute, nameRoute } from './meta';
 import { metricsRoute } from './metrics';
+import { webhookRoutes } from './webhooks';
 import { oauthRoutes } from './oauth';
 import { pollingRoute } from './polling';
 import { createObjectRoute, deleteObjectRoute, getObjectRoute, listObjectsRoute, updateObjectRoute } from './object';
@@ -25,6 +26,7 @@ export function restRoutes(config: Config): Route[] {
         nameRoute,
         faviconRoute,
         metricsRoute(config),
+        ...(config.inboundWebhooks ? webhookRoutes : []),
         readState,
         updateState,
         toggleStateRoute,

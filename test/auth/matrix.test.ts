@@ -26,11 +26,12 @@ interface Operation {
     needsRight: boolean;
 }
 
-function operations(doc: { paths: Record<string, Record<string, { 'x-permission'?: unknown; tags?: string[] }>> }): Operation[] {
+function operations(doc: { paths: Record<string, Record<string, { 'x-permission'?: unknown; tags?: string[]; security?: unknown[] }>> }): Operation[] {
     const ops: Operation[] = [];
     for (const [template, methods] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(methods)) {
-            if (op.tags?.includes('auth') || template === '/name') {
+            // the login routes and what is declared public (/name, inbound webhooks: their secret authenticates)
+            if (op.tags?.includes('auth') || op.security?.length === 0) {
                 continue;
             }
             let path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(SAMPLE[name] ?? 'x'));

@@ -1,0 +1,139 @@
+import { Type } from '@sinclair/typebox';
+import { isAdministrator } from '../acl';
+import { HttpError } from '../http-error';
+import type { RequestContext } from '../request-context';
+import { defineRoute, type RouteRequest } from '../route';
+import { json } from '../lib/schemas';
+import { MAX_PAYLOAD_BYTES, parsePayload } from '../webhooks/payload';
+import { authentic, NAME_PATTERN, wrongSecret } from '../webhooks/receivers';
+
+// creating receivers writes objects; only administrators may, because a receiver opens a URL without login
+const MANAGE = { type: 'object', operation: 'write' } as const;
+
+const nameParams = Type.Object({ name: Type.String({ pattern: NAME_PATTERN, description: 'Receiver name: letters, digits, _ and -, up to 64' }) });
+
+function assertAdministrator(ctx: RequestContext): void {
+    if (!isAdministrator(ctx.acl)) {
+        throw new HttpError('FORBIDDEN', 'permissionError');
+    }
+}
+
+/** Where senders post: this server as the client reached it. */
+function receiverUrl(req: RouteRequest, secure: boolean, name: string): string {
+    const host = typeof req.headers.host === 'string' && /^[\w.:[\]-]+$/.test(req.headers.host) ? req.headers.host : '127.0.0.1';
+    return `${secure ? 'https' : 'http'}://${host}${req.prefix}/webhooks/${name}`;
+}
+
+const ReceiverSchema = Type.Object({
+    name: Type.String(),
+    url: Type.String({ description: 'Where senders post' }),
+    secret: Type.String({ description: 'Shown only in this answer: as ?key=, or the key of the HMAC-SHA256 signature' }),
+});
+
+export const putWebhookRoute = defineRoute({
+    method: 'PUT',
+    path: '/v1/webhooks/:name',
+    summary: 'Create or replace an inbound webhook receiver (administrators)',
+    description:
+        'Devices and services then POST their JSON (or a form, or text) to /webhooks/<name>; every value becomes a state under ' +
+        'rest-api.<instance>.webhooks.<name>. Without a secret a random one is made. The secret is shown only in this answer.',
+    tag: 'webhooks',
+    permission: MANAGE,
+    params: nameParams,
+    body: 'json',
+    optionalBody: true,
+    requestBody: Type.Object({ secret: Type.Optional(Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters; `whsec_<base64>` for Standard Webhooks' })) }),
+    responses: { '200': json(ReceiverSchema, 'The receiver, with its secret') },
+    async handler(req, ctx) {
+        assertAdministrator(ctx);
+        const { secret } = (req.body ?? {}) as { secret?: string };
+        const receiver = await ctx.app.receivers.put(req.params.name, secret);
+        return { name: receiver.name, url: receiverUrl(req, ctx.app.config.secure, receiver.name), secret: receiver.secret };
+    },
+});
+
+export const listWebhooksRoute = defineRoute({
+    method: 'GET',
+    path: '/v1/webhooks',
+    summary: 'The inbound webhook receivers, without secrets (administrators)',
+    tag: 'webhooks',
+    permission: MANAGE,
+    responses: {
+        '200': json(
+            Type.Array(Type.Object({ name: Type.String(), url: Type.String(), lastReceived: Type.Union([Type.Number(), Type.Null()], { description: 'ms since 1970, null before the first post' }) })),
+            'Receivers by name',
+        ),
+    },
+    async handler(req, ctx) {
+        assertAdministrator(ctx);
+        const all = await ctx.app.receivers.list();
+        return all.map(r => ({ name: r.name, url: receiverUrl(req, ctx.app.config.secure, r.name), lastReceived: r.lastReceived }));
+    },
+});
+
+export const deleteWebhookRoute = defineRoute({
+    method: 'DELETE',
+    path: '/v1/webhooks/:name',
+    summary: 'Remove a receiver; its states stay unless purge=true (administrators)',
+    tag: 'webhooks',
+    permission: MANAGE,
+    params: nameParams,
+    query: Type.Object({ purge: Type.Optional(Type.Boolean({ description: 'Delete its states too' })) }),
+    responses: { '200': json(Type.Object({ name: Type.String(), purged: Type.Boolean() }), 'Removed') },
+    errors: [404],
+    async handler(req, ctx) {
+        assertAdministrator(ctx);
+        const purge = req.input.purge === true;
+        if (!(await ctx.app.receivers.delete(req.params.name, purge))) {
+            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { name: req.params.name });
+        }
+        return { name: req.params.name, purged: purge };
+    },
+});
+
+export const receiveWebhookRoute = defineRoute({
+    method: 'POST',
+    path: '/webhooks/:name',
+    summary: 'Inbound webhook: the payload becomes states under rest-api.<instance>.webhooks.<name> (the secret authenticates)',
+    description:
+        'No login: the receiver\'s secret as ?key=<secret>, or an HMAC-SHA256 signature of the body in X-Webhook-Signature ' +
+        '(sha256=<hex>) or in the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature). Every leaf of a ' +
+        'JSON object or array (arrays by index; at most 500 values and 8 levels) or form field becomes a state, created on first ' +
+        'sight (read-only, its type from the value); `raw` keeps the body as text, `lastReceived` the time. A wrong secret is 401 ' +
+        'and damped like passwords; nothing is written on any error.',
+    tag: 'webhooks',
+    permission: null,
+    public: true,
+    params: nameParams,
+    query: Type.Object({ key: Type.Optional(Type.String({ description: 'The receiver secret (instead of a signature)' })) }),
+    body: 'raw',
+    responses: { '200': json(Type.Object({ name: Type.String(), states: Type.Integer({ description: 'Values written from the payload' }), lastReceived: Type.Number() }), 'Written') },
+    errors: [400, 401, 404, 413, 422, 429, 503],
+    async handler(req, ctx) {
+        const { app } = ctx;
+        if (!app.storageUp()) {
+            throw new HttpError('UNAVAILABLE', 'Database not connected', {}, undefined, { 'Retry-After': '5' });
+        }
+        const { name } = req.params;
+        const guardKey = `webhook:${name}`;
+        app.webhookGuard.assertAllowed(req.remoteAddress, guardKey);
+        const receiver = await app.receivers.get(name);
+        if (!receiver) {
+            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { name });
+        }
+        const body = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
+        if (!authentic(receiver.secret, body, req.headers, req.input.key as string | undefined)) {
+            app.webhookGuard.failed(req.remoteAddress, guardKey);
+            throw wrongSecret();
+        }
+        app.webhookGuard.succeeded(req.remoteAddress, guardKey);
+        if (body.length > MAX_PAYLOAD_BYTES) {
+            throw new HttpError('PAYLOAD_TOO_LARGE', `A webhook payload is at most ${MAX_PAYLOAD_BYTES} bytes`);
+        }
+        const { value, raw } = parsePayload(body, String(req.headers['content-type'] ?? ''));
+        const states = await app.receivers.write(name, value, raw);
+        return { name, states, lastReceived: Date.now() };
+    },
+});
+
+export const webhookRoutes = [putWebhookRoute, listWebhooksRoute, deleteWebhookRoute, receiveWebhookRoute];
