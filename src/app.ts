@@ -135,7 +135,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         const target = match.store as Target;
         place.route = target.route ? `${target.route.method} ${target.route.path}` : '/v1/command/{name}';
         place.command = target.command?.name;
-        if ((target.command || !target.route.public) && !services.storageUp()) {
+        if ((target.command || !(target.route.public || target.route.offline)) && !services.storageUp()) {
             // js-controller would queue the call until the DB returns: answer now instead of hanging
             throw new HttpError('UNAVAILABLE', 'Database not connected', {}, undefined, { 'Retry-After': '5' });
         }
@@ -175,8 +175,10 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             }
             const place: ErrorPlace = {};
             const started = performance.now();
-            // by template, never by raw path: the number of series stays bounded
-            res.once('finish', () => services.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000));
+            // by template, never by raw path: the number of series stays bounded; a client gone first counts as aborted
+            res.once('close', () =>
+                services.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - started) / 1000),
+            );
             dispatch(req, res, place).catch(err => fail(req, res, err, place));
         },
     };

@@ -43,6 +43,8 @@ export interface Route {
     permission: Permission | null;
     /** Answered without authentication (docs assets, `/name`). */
     public?: boolean;
+    /** Answers from memory while the database is away (no 503 first): `/metrics` reports the outage itself. */
+    offline?: boolean;
     /**
      * Read the body before the handler runs: `json`, `form` (urlencoded or JSON, as OAuth2 clients
      * send), `upload` (a multipart `file` field or raw bytes, as `Buffer | undefined`), or `raw`

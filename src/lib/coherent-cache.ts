@@ -27,6 +27,7 @@ export interface CacheSource<T> {
 }
 
 interface Entry<T> {
+    id: string;
     value: T | null;
     /** Serve only when no fill or own write is still unconfirmed. */
     unsettled: number;
@@ -172,7 +173,7 @@ export class CoherentCache<T> {
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
-        const entry: Entry<T> = { value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, bytes: 0, waiters: [] };
+        const entry: Entry<T> = { id, value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, bytes: 0, waiters: [] };
         this.entries.set(id, entry);
         if (this.entries.size > this.maxEntries) {
             this.drop(this.entries.keys().next().value!);
@@ -182,20 +183,27 @@ export class CoherentCache<T> {
                 await this.watchAll();
             } else {
                 entry.release = await this.source.feed.listen(this.source.kind, id, (_id, value) => this.changed(entry, value));
+                if (this.entries.get(id) !== entry) {
+                    // dropped (evicted, cleared) while subscribing: its release ran before it was known
+                    await entry.release();
+                    return;
+                }
             }
             // only reads made after the subscription was confirmed can be kept up to date
             const seq = entry.seq;
             const value = await this.source.read(id);
             await this.settle(id, entry, seq, value ?? null);
         } catch {
-            this.drop(id);
+            this.dropEntry(id, entry);
         }
         void fresh.catch(() => undefined);
     }
 
     private changed(entry: Entry<T>, value: unknown): void {
         entry.seq++;
-        this.assign(entry, (value as T | null | undefined) ?? null);
+        if (this.entries.get(entry.id) === entry) {
+            this.assign(entry, (value as T | null | undefined) ?? null);
+        }
     }
 
     /** Subscribes once to every id; a failed subscription is tried again by the next fill. */
@@ -240,7 +248,7 @@ export class CoherentCache<T> {
             await this.source.barrier();
             await nextTurn();
         } catch {
-            this.drop(id);
+            this.dropEntry(id, entry);
             return;
         }
         entry.unsettled--;
@@ -257,6 +265,11 @@ export class CoherentCache<T> {
         const bytes = value === null ? 0 : JSON.stringify(value).length;
         this.bytes += bytes - entry.bytes;
         entry.bytes = bytes;
+        if (bytes > this.maxBytes / 4) {
+            // one value that large would push out most of the cache: it is read from the DB instead
+            this.dropEntry(entry.id, entry);
+            return;
+        }
         while (this.bytes > this.maxBytes && this.entries.size > 1) {
             this.drop(this.entries.keys().next().value!);
         }
@@ -268,6 +281,15 @@ export class CoherentCache<T> {
             return;
         }
         entry.waiters.splice(0).forEach(resume => resume());
+    }
+
+    /** Drops `entry` only if it is still the one cached for `id` (a newer fill may have replaced it). */
+    private dropEntry(id: string, entry: Entry<T>): void {
+        if (this.entries.get(id) === entry) {
+            this.drop(id);
+        } else {
+            this.wake(entry, true);
+        }
     }
 
     private drop(id: string): void {

@@ -57,7 +57,7 @@ export class Metrics {
                 this.set({ kind: 'sse' }, open.sse);
             },
         });
-        const eventCounter = (name: string, help: string, read: (channel: Channel) => number): void => {
+        const eventCounter = (name: string, help: string, read: (channel: Channel) => number, channels = CHANNELS): void => {
             new Counter({
                 name,
                 help,
@@ -65,12 +65,12 @@ export class Metrics {
                 registers,
                 collect() {
                     this.reset();
-                    CHANNELS.forEach(channel => this.inc({ channel }, read(channel)));
+                    channels.forEach(channel => this.inc({ channel }, read(channel)));
                 },
             });
         };
         eventCounter('restapi_events_delivered_total', 'Events handed to a client (session, hook queue or stream) after its filters', c => sources.events.delivered[c]);
-        eventCounter('restapi_events_dropped_total', 'Events a full client queue had to drop (the client hears of the overflow)', c => sources.events.dropped[c]);
+        eventCounter('restapi_events_dropped_total', 'Events a full client queue had to drop (the client hears of the overflow)', c => sources.events.dropped[c as 'polling' | 'hook'], ['polling', 'hook']);
         new Counter({
             name: 'restapi_hook_failures_total',
             help: 'URL hook calls that failed (timeout, refused, non-2xx)',
@@ -90,9 +90,9 @@ export class Metrics {
         });
     }
 
-    /** One answered request; `route` is a template (`GET /v1/state/:stateId`), never a raw path. */
+    /** One request; `route` is a template (`/v1/state/:stateId`), never a raw path; status 0: the client went away first. */
     observe(route: string, method: string, statusCode: number, seconds: number): void {
-        const status = `${Math.floor(statusCode / 100)}xx`;
+        const status = statusCode ? `${Math.floor(statusCode / 100)}xx` : 'aborted';
         const key = `${route}\u0000${method}\u0000${status}`;
         let series = this.series.get(key);
         if (!series) {

@@ -1,4 +1,6 @@
+import { HttpError } from '../http-error';
 import { stateSource } from '../lib/listing-sources';
+import { assertSafePattern } from '../lib/pattern';
 import type { RequestContext } from '../request-context';
 import type { StateSample } from './metrics';
 
@@ -16,6 +18,19 @@ function text(name: unknown): string {
     return '';
 }
 
+/** The states of one pattern the caller may list; none when it may not, or the pattern is one js-controller cannot take. */
+async function matching(ctx: RequestContext, pattern: string): Promise<Record<string, unknown>> {
+    try {
+        assertSafePattern('metricsStates', pattern);
+        return ctx.user ? await stateSource(ctx, pattern).all() : await ctx.app.listingCache.get(pattern);
+    } catch (err) {
+        if (err instanceof HttpError && err.status < 500) {
+            return {};
+        }
+        throw err;
+    }
+}
+
 /**
  * The numeric and boolean states matching `patterns` that the caller may read (a public scrape, with
  * no caller, reads as the adapter: the administrator chose both the patterns and to publish them).
@@ -26,7 +41,7 @@ export async function stateSamples(ctx: RequestContext, patterns: string[]): Pro
     const seen = new Set<string>();
     let omitted = 0;
     for (const pattern of patterns) {
-        const states = ctx.user ? await stateSource(ctx, pattern).all() : await ctx.app.listingCache.get(pattern);
+        const states = await matching(ctx, pattern);
         for (const id of Object.keys(states).sort()) {
             const val = (states[id] as ioBroker.State | null)?.val;
             if (seen.has(id) || (typeof val !== 'number' && typeof val !== 'boolean') || !Number.isFinite(Number(val))) {

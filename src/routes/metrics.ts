@@ -19,6 +19,7 @@ export function metricsRoute(config: Config): Route {
         permission: null,
         // with auth off it runs as the default user like every route, so that user's rights pick the states
         public: config.auth && config.metricsPublic,
+        offline: true,
         responses: { '200': { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': Type.String() } } },
         async handler(_req, ctx) {
             const { metrics } = ctx.app;

@@ -123,6 +123,7 @@ t.test('wrong method and credentials', async t => {
     t.equal(post.status, 405);
     t.equal(post.headers.allow, 'GET');
     await iob.createUser('limited', { state: { read: true, list: true }, object: { read: true, list: true } });
+    await iob.createUser('nolist', { state: { read: true }, object: { read: true } });
     await iob.restart({ auth: true });
     const anonymous = await iob.request('/metrics');
     t.same([anonymous.status, anonymous.json], [401, { error: 'User is required' }], 'credentials needed with auth on');
@@ -134,6 +135,9 @@ t.test('wrong method and credentials', async t => {
     all = (await scrape(basic('limited', 'secret'))).all;
     t.equal(sampleValue(all, 'iobroker_state', { id: PRIVATE }), undefined, 'a limited user never sees a state it may not read');
     t.equal(sampleValue(all, 'iobroker_state', { id: '0_userdata.0.m.temp' }), 21.5, 'but those it may');
+    all = (await scrape(basic('nolist', 'secret'))).all;
+    t.equal(all.get('iobroker_state'), undefined, 'a user who may not list gets no state series');
+    t.ok(all.has('restapi_http_requests_total'), 'but the rest of the metrics, not a 403');
     await iob.restart({ auth: true, metricsPublic: true });
     all = (await scrape()).all;
     t.equal(sampleValue(all, 'iobroker_state', { id: '0_userdata.0.m.temp' }), 21.5, 'metricsPublic: served without credentials');
@@ -145,10 +149,36 @@ t.test('at most 1,000 state series; the rest is counted as omitted', async t => 
     const ids = Array.from({ length: 1005 }, (_, i) => `0_userdata.0.many.s${String(i).padStart(4, '0')}`);
     await Promise.all(ids.map(id => iob.storage.objects.setObjectAsync(id, { _id: id, type: 'state', common: { name: id, type: 'number', role: 'value', read: true, write: true }, native: {} })));
     await Promise.all(ids.map((id, i) => iob.storage.states.setStateAsync(id, { val: i, ack: true, from: 'system.adapter.test.0' })));
-    await iob.restart({ auth: false, metricsPublic: false, metricsStates: '0_userdata.0.many.*' });
+    await iob.restart({ auth: false, metricsPublic: false, metricsStates: '0_userdata.0.many.*, bad[pattern' });
     const { all } = await scrape();
     t.equal(all.get('iobroker_state')?.metrics.length, 1000, '1,000 series');
     t.equal(sampleValue(all, 'restapi_metrics_states_omitted'), 5, 'five left out, and said so');
     t.equal(sampleValue(all, 'iobroker_state', { id: ids[0] }), 0, 'in id order');
     t.equal(sampleValue(all, 'iobroker_state', { id: ids[1004] }), undefined);
+    t.pass('a pattern js-controller cannot take is left out, the scrape still answers');
+});
+
+t.test('a client that goes away is counted as aborted; while the database is away /metrics still answers', async t => {
+    const { request } = await import('node:http');
+    await iob.request('/v1/polling?sid=gone&connect&timeout=5000');
+    await new Promise<void>(resolve => {
+        const req = request(`${iob.baseUrl}/v1/polling?sid=gone`);
+        req.on('error', () => resolve());
+        req.end();
+        setTimeout(() => {
+            req.destroy();
+            resolve();
+        }, 200);
+    });
+    const all = (await until(scrape, s => (sampleValue(s.all, 'restapi_http_requests_total', { route: '/v1/polling', status: 'aborted' }) ?? 0) >= 1)).all;
+    t.equal(sampleValue(all, 'restapi_http_requests_total', { route: '/v1/polling', status: 'aborted' }), 1, 'the abandoned long poll');
+
+    // without state series the scrape needs nothing from the database
+    await iob.restart({ metricsStates: '' });
+    const bounce = iob.storage.bounce(3000);
+    const down = await until(scrape, s => sampleValue(s.all, 'restapi_storage_connected') === 0, 2500);
+    t.equal(sampleValue(down.all, 'restapi_storage_connected'), 0, 'the outage is reported, not a 503');
+    await bounce;
+    const up = await until(scrape, s => sampleValue(s.all, 'restapi_storage_connected') === 1, 10_000);
+    t.equal(sampleValue(up.all, 'restapi_storage_connected'), 1, 'up again');
 });
