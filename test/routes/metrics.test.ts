@@ -60,14 +60,14 @@ t.test('requests are counted by route template, method and status class, and the
     }
     t.equal((await iob.request('/v1/state/0_userdata.0.nothing')).status, 404);
     t.equal((await iob.request('/v1/command/getState?id=0_userdata.0.m.temp')).status, 200);
-    t.equal((await iob.request('/no/such/path/4711')).status, 404);
+    t.equal((await iob.request('/no/such/path/xyzzy')).status, 404);
     const { text, contentType, all } = await scrape();
     t.match(contentType, /^text\/plain; version=0\.0\.4/, 'the exposition format and version');
     t.equal(ok(all) - ok(before), 3, 'three successful reads counted');
     t.equal(missing(all) - missing(before), 1, 'the 404 under 4xx');
     t.ok(sampleValue(all, 'restapi_http_requests_total', { route: '/v1/command/getState', method: 'GET', status: '2xx' })! >= 1, 'a command under its own name');
     t.ok(sampleValue(all, 'restapi_http_requests_total', { route: 'unmatched', status: '4xx' })! >= 1, 'an unknown path as "unmatched"');
-    t.notOk(text.includes('4711'), 'never a raw path as a label');
+    t.notOk(text.includes('xyzzy'), 'never a raw path as a label');
     t.equal(all.get('restapi_http_requests_total')?.type, 'COUNTER');
     t.equal(all.get('restapi_http_request_duration_seconds')?.type, 'HISTOGRAM');
     const count = /restapi_http_request_duration_seconds_count\{route="\/v1\/state\/:stateId",method="GET",status="2xx"\} (\d+)/.exec(text);
