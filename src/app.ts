@@ -135,7 +135,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         const target = match.store as Target;
         place.route = target.route ? `${target.route.method} ${target.route.path}` : '/v1/command/{name}';
         place.command = target.command?.name;
-        if ((target.command || !(target.route.public || target.route.offline)) && !services.storageUp()) {
+        if ((target.command || !(target.route.offline ?? target.route.public)) && !services.storageUp()) {
             // js-controller would queue the call until the DB returns: answer now instead of hanging
             throw new HttpError('UNAVAILABLE', 'Database not connected', {}, undefined, { 'Retry-After': '5' });
         }

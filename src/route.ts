@@ -43,7 +43,10 @@ export interface Route {
     permission: Permission | null;
     /** Answered without authentication (docs assets, `/name`). */
     public?: boolean;
-    /** Answers from memory while the database is away (no 503 first): `/metrics` reports the outage itself. */
+    /**
+     * Answered while the database is away, without a 503 first: by default the public routes (docs,
+     * `/name`); `/metrics` reports the outage itself; a public route that writes says `false`.
+     */
     offline?: boolean;
     /**
      * Read the body before the handler runs: `json`, `form` (urlencoded or JSON, as OAuth2 clients

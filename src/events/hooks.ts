@@ -1,6 +1,6 @@
 import type { ChangeKind } from '../lib/change-feed';
 import { BoundedQueue } from './bounded-queue';
-import type { EventStats } from './event-stats';
+import { EventStats } from './event-stats';
 import { payloadText } from './event-text';
 import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../lib/target-guard';
@@ -37,6 +37,7 @@ export class Hook implements Sink {
     private pumping = false;
     private closed = false;
     private retryTimer: NodeJS.Timeout | null = null;
+    private readonly stats: EventStats;
 
     constructor(
         readonly user: string,
@@ -48,16 +49,15 @@ export class Hook implements Sink {
         private readonly onDead: (hook: Hook) => void,
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
-        this.queue = new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => settings.stats && settings.stats.dropped.hook++);
+        this.stats = settings.stats ?? new EventStats();
+        this.queue = new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => this.stats.dropped.hook++);
     }
 
     deliver(event: EventBody): void {
         if (this.closed) {
             return;
         }
-        if (this.settings.stats) {
-            this.settings.stats.delivered.hook++;
-        }
+        this.stats.delivered.hook++;
         this.queue.push(event);
         void this.pump();
     }
@@ -125,9 +125,7 @@ export class Hook implements Sink {
     /** Counts a failure; false once the hook is given up. */
     private failed(): boolean {
         this.failures++;
-        if (this.settings.stats) {
-            this.settings.stats.hookFailures++;
-        }
+        this.stats.hookFailures++;
         if (this.failures >= this.settings.maxFailures) {
             this.close();
             this.onDead(this);

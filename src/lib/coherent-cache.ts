@@ -103,17 +103,18 @@ export class CoherentCache<T> {
             return (await this.source.read(id)) ?? null;
         }
         const entry = this.entries.get(id);
-        const seq = entry?.seq ?? 0;
-        if (entry) {
-            // asked for like a hit: an entry being settled must not look colder than it is
-            this.asked.increment(id);
-        }
         if (entry?.unsettled) {
             // a read of its own could see a newer value than the one being settled, and the next request
-            // would then get the older one from memory: wait for the entry instead (reads never go back)
+            // would then get the older one from memory: wait for the entry instead (reads never go back);
+            // the retry counts the ask
             await new Promise<void>(resolve => entry.waiters.push(resolve));
             return this.get(id);
         }
+        if (entry) {
+            // asked for like a hit: an entry being refreshed must not look colder than it is
+            this.asked.increment(id);
+        }
+        const seq = entry?.seq ?? 0;
         const fresh = this.source.read(id);
         if (!entry && this.admit(id)) {
             void this.fill(id, fresh);
@@ -158,9 +159,8 @@ export class CoherentCache<T> {
     private admit(id: string): boolean {
         this.asked.increment(id);
         if (!this.candidates.delete(id)) {
-            // as many as fit in the cache: an id that comes back only after more others than that is not hot
+            // as many as fit in the cache, the oldest forgotten first: an id that comes back only after more others than that is not hot
             if (this.candidates.size >= this.maxEntries) {
-                // forget the oldest: an id that comes back only that rarely is not hot
                 this.candidates.delete(this.candidates.values().next().value!);
             }
             this.candidates.add(id);
@@ -194,7 +194,7 @@ export class CoherentCache<T> {
             const value = await this.source.read(id);
             await this.settle(id, entry, seq, value ?? null);
         } catch {
-            this.dropEntry(id, entry);
+            this.dropEntry(entry);
         }
         void fresh.catch(() => undefined);
     }
@@ -248,7 +248,7 @@ export class CoherentCache<T> {
             await this.source.barrier();
             await nextTurn();
         } catch {
-            this.dropEntry(id, entry);
+            this.dropEntry(entry);
             return;
         }
         entry.unsettled--;
@@ -267,7 +267,7 @@ export class CoherentCache<T> {
         entry.bytes = bytes;
         if (bytes > this.maxBytes / 4) {
             // one value that large would push out most of the cache: it is read from the DB instead
-            this.dropEntry(entry.id, entry);
+            this.dropEntry(entry);
             return;
         }
         while (this.bytes > this.maxBytes && this.entries.size > 1) {
@@ -283,10 +283,10 @@ export class CoherentCache<T> {
         entry.waiters.splice(0).forEach(resume => resume());
     }
 
-    /** Drops `entry` only if it is still the one cached for `id` (a newer fill may have replaced it). */
-    private dropEntry(id: string, entry: Entry<T>): void {
-        if (this.entries.get(id) === entry) {
-            this.drop(id);
+    /** Drops `entry` only if it is still the one cached for its id (a newer fill may have replaced it). */
+    private dropEntry(entry: Entry<T>): void {
+        if (this.entries.get(entry.id) === entry) {
+            this.drop(entry.id);
         } else {
             this.wake(entry, true);
         }

@@ -33,7 +33,7 @@ export class Metrics {
     private readonly duration: Histogram<string>;
     private readonly series = new Map<string, RouteSeries>();
 
-    constructor(private readonly sources: MetricsSources) {
+    constructor(sources: MetricsSources) {
         const registers = [this.registry];
         collectDefaultMetrics({ register: this.registry });
         const labelNames = ['route', 'method', 'status'];
@@ -57,7 +57,7 @@ export class Metrics {
                 this.set({ kind: 'sse' }, open.sse);
             },
         });
-        const eventCounter = (name: string, help: string, read: (channel: Channel) => number, channels = CHANNELS): void => {
+        const eventCounter = <C extends Channel>(name: string, help: string, channels: C[], read: (channel: C) => number): void => {
             new Counter({
                 name,
                 help,
@@ -69,8 +69,8 @@ export class Metrics {
                 },
             });
         };
-        eventCounter('restapi_events_delivered_total', 'Events handed to a client (session, hook queue or stream) after its filters', c => sources.events.delivered[c]);
-        eventCounter('restapi_events_dropped_total', 'Events a full client queue had to drop (the client hears of the overflow)', c => sources.events.dropped[c as 'polling' | 'hook'], ['polling', 'hook']);
+        eventCounter('restapi_events_delivered_total', 'Events handed to a client (session, hook queue or stream) after its filters', CHANNELS, c => sources.events.delivered[c]);
+        eventCounter('restapi_events_dropped_total', 'Events a full client queue had to drop (the client hears of the overflow)', ['polling', 'hook'], c => sources.events.dropped[c]);
         new Counter({
             name: 'restapi_hook_failures_total',
             help: 'URL hook calls that failed (timeout, refused, non-2xx)',
@@ -119,10 +119,6 @@ export class Metrics {
         }
         new Gauge({ name: 'restapi_metrics_states_omitted', help: 'States matching metricsStates left out beyond the series limit', registers: [scrape] }).set(omitted);
         return main + (await scrape.metrics());
-    }
-
-    storageConnected(): boolean {
-        return this.sources.storageUp();
     }
 
     get contentType(): string {

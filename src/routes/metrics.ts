@@ -24,7 +24,7 @@ export function metricsRoute(config: Config): Route {
         async handler(_req, ctx) {
             const { metrics } = ctx.app;
             // while the database is away the scrape still answers (restapi_storage_connected 0), without states
-            const withStates = config.metricsStates.length > 0 && metrics.storageConnected();
+            const withStates = config.metricsStates.length > 0 && ctx.app.storageUp();
             const { samples, omitted } = withStates ? await stateSamples(ctx, config.metricsStates) : { samples: [], omitted: 0 };
             return Reply.text(await metrics.text(samples, omitted), metrics.contentType);
         },

@@ -100,15 +100,15 @@ export class ReceiverStore {
     /** Removes the receiver; its states stay unless `purge`. False when there was none. */
     async delete(name: string, purge: boolean): Promise<boolean> {
         const id = this.channelId(name);
-        if (!(await this.get(name))) {
+        const obj = await this.storage.getForeignObjectAsync(id);
+        if (obj?.native?.receiver !== true) {
             return false;
         }
         if (purge) {
             await this.storage.delForeignObjectAsync(id, { recursive: true });
             [...this.created].filter(known => known.startsWith(`${id}.`)).forEach(known => this.created.delete(known));
         } else {
-            const obj = await this.storage.getForeignObjectAsync(id);
-            await this.storage.setForeignObjectAsync(id, { ...obj!, native: {} } as never);
+            await this.storage.setForeignObjectAsync(id, { ...obj, native: {} } as never);
         }
         return true;
     }

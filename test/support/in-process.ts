@@ -19,6 +19,7 @@ import { close, createServer, listen } from '../../src/server';
 import { createServices } from '../../src/services';
 import { INSTANCE_ID, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
 import type { HttpAnswer, RequestOptions } from './iobroker';
+import { encodeRequest, toAnswer } from './raw-request';
 import { freePort } from './ports';
 import { checkerFor, checkers, type ResponseChecker } from './response-check';
 import { copySeed, ensureSeed } from './seed';
@@ -56,22 +57,10 @@ function waitReady(adapter: ioBroker.Adapter): Promise<void> {
 }
 
 async function injected(services: AppServices, handle: ReturnType<typeof createApp>['handle'], checker: ResponseChecker, path: string, options: InjectOptions): Promise<HttpAnswer> {
-    const { method = 'GET', body, raw, headers = {}, remoteAddress } = options;
-    const all = { ...headers };
-    let payload = raw;
-    if (raw === undefined && body !== undefined) {
-        payload = JSON.stringify(body);
-        all['Content-Type'] ??= 'application/json';
-    }
-    const res = await inject(handle, { method: method as 'GET', url: path, headers: all, payload, remoteAddress: remoteAddress ?? '127.0.0.1' });
-    const flat = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-    let json: unknown;
-    try {
-        json = JSON.parse(res.payload);
-    } catch {
-        json = undefined;
-    }
-    const answer = { status: res.statusCode, headers: flat, text: res.payload, json };
+    const { method = 'GET', remoteAddress = '127.0.0.1' } = options;
+    const { headers, payload } = encodeRequest(options);
+    const res = await inject(handle, { method: method as 'GET', url: path, headers, payload, remoteAddress });
+    const answer = toAnswer(res.statusCode, res.headers, res.payload);
     const problem = checker.problem(method, path, answer);
     if (problem) {
         throw new Error(`Response outside the contract (${services.namespace}): ${problem}`);

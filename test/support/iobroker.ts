@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { INSTANCE_ID, PROJECT_ROOT, seedIfNeeded, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
 import { stopProcess } from '../../scripts/stop-process';
 import { freePort } from './ports';
-import { rawRequest } from './raw-request';
+import { encodeRequest, rawRequest } from './raw-request';
 import { checkerFor, checkers } from './response-check';
 import { writeRedisConfig } from './redis';
 import { copySeed, ensureSeed } from './seed';
@@ -167,14 +167,9 @@ export async function startIobroker(options: FixtureOptions = {}): Promise<IobFi
             const proc = child as ChildProcess | null;
             return proc && proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined;
         },
-        async request(path, { method = 'GET', body, raw, headers = {} } = {}) {
-            const all = { ...headers };
-            let payload = raw;
-            if (raw === undefined && body !== undefined) {
-                payload = JSON.stringify(body);
-                all['Content-Type'] ??= 'application/json';
-            }
-            return rawRequest(base() + path, { method, headers: all, body: payload });
+        async request(path, options = {}) {
+            const { headers, payload } = encodeRequest(options);
+            return rawRequest(base() + path, { method: options.method ?? 'GET', headers, body: payload });
         },
         createUser: (name, acl, password) => createUser(storage, name, acl, password),
         createState: (id, common, val) => createState(storage, id, common, val),

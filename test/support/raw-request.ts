@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { HttpAnswer } from './iobroker';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { HttpAnswer, RequestOptions } from './iobroker';
 import { checkers } from './response-check';
 
 export interface RawOptions {
@@ -22,15 +23,7 @@ export function rawRequest(url: string, { method = 'GET', headers = {}, body, lo
             const chunks: Buffer[] = [];
             res.on('data', c => chunks.push(c));
             res.on('end', () => {
-                const text = Buffer.concat(chunks).toString('utf8');
-                let json: unknown;
-                try {
-                    json = JSON.parse(text);
-                } catch {
-                    json = undefined;
-                }
-                const flat = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-                const answer = { status: res.statusCode ?? 0, headers: flat, text, json };
+                const answer = toAnswer(res.statusCode ?? 0, res.headers, Buffer.concat(chunks).toString('utf8'));
                 // the answer must be what the document declares: a mismatch fails the test that asked
                 const problem = checkers.get(Number(target.port))?.problem(method, target.pathname + target.search, answer);
                 if (problem) {
@@ -43,6 +36,26 @@ export function rawRequest(url: string, { method = 'GET', headers = {}, body, lo
         req.on('error', reject);
         req.end(body);
     });
+}
+
+/** What a test request sends: `raw` as it is, else `body` as JSON (typed so unless the headers say otherwise). */
+export function encodeRequest({ body, raw, headers = {} }: RequestOptions): { headers: Record<string, string>; payload?: string | Buffer } {
+    if (raw !== undefined || body === undefined) {
+        return { headers, payload: raw };
+    }
+    return { headers: { 'Content-Type': 'application/json', ...headers }, payload: JSON.stringify(body) };
+}
+
+/** An answer as tests read it: headers as one text each, the body parsed too when it is JSON. */
+export function toAnswer(status: number, headers: IncomingHttpHeaders | Record<string, string | string[] | number | undefined>, text: string): HttpAnswer {
+    let json: unknown;
+    try {
+        json = JSON.parse(text);
+    } catch {
+        json = undefined;
+    }
+    const flat = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+    return { status, headers: flat, text, json };
 }
 
 export function basic(user: string, password: string): Record<string, string> {

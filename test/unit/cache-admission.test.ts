@@ -30,6 +30,14 @@ function counted(options: { watchAll?: boolean; maxEntries?: number } = {}) {
     return { calls, cache, feed };
 }
 
+/** A port whose subscriptions succeed and count nothing. */
+const quietPort = () => ({
+    subscribeForeignStatesAsync: async () => undefined,
+    unsubscribeForeignStatesAsync: async () => undefined,
+    subscribeForeignObjectsAsync: async () => undefined,
+    unsubscribeForeignObjectsAsync: async () => undefined,
+});
+
 const settle = () => new Promise(resolve => setTimeout(resolve, 20));
 
 t.test('a first miss is one read; the second admits; then reads come from memory', async t => {
@@ -154,13 +162,7 @@ t.test('reads while an entry is being settled wait for it: no request sees a val
     let stored = 'old';
     let barrier: { resolve(): void; reject(err: Error): void } | null = null;
     let slow = false;
-    const port = {
-        subscribeForeignStatesAsync: async () => undefined,
-        unsubscribeForeignStatesAsync: async () => undefined,
-        subscribeForeignObjectsAsync: async () => undefined,
-        unsubscribeForeignObjectsAsync: async () => undefined,
-    };
-    const feed = new ChangeFeed(port);
+    const feed = new ChangeFeed(quietPort());
     let reads = 0;
     const cache = new CoherentCache<{ val: string }>({
         kind: 'object',
@@ -204,13 +206,7 @@ t.test('reads while an entry is being settled wait for it: no request sees a val
 });
 
 t.test('bounded in bytes too: large values push the oldest entries out', async t => {
-    const port = {
-        subscribeForeignStatesAsync: async () => undefined,
-        unsubscribeForeignStatesAsync: async () => undefined,
-        subscribeForeignObjectsAsync: async () => undefined,
-        unsubscribeForeignObjectsAsync: async () => undefined,
-    };
-    const feed = new ChangeFeed(port);
+    const feed = new ChangeFeed(quietPort());
     // each value is about 1,000 characters as JSON: 10 fit into 10,000
     const cache = new CoherentCache<{ val: string }>({ kind: 'object', feed, read: async id => ({ val: id.padEnd(990, '.') }), barrier: async () => undefined, connected: () => true, watchAll: true, maxBytes: 10_000 });
     for (let i = 0; i < 30; i++) {
