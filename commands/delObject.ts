@@ -14,6 +14,7 @@ export default defineCommand({
     effect: 'write',
     envelope: 'results',
     result: NoResults,
+    recursive: ({ options }) => !!options?.recursive,
     async handler({ id, options }, { storage, callOptions }) {
         if (options?.recursive) {
             assertSafePattern('id', id);

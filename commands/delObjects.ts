@@ -15,6 +15,7 @@ export default defineCommand({
     envelope: 'results',
     result: NoResults,
     adminOnly: true,
+    recursive: () => true,
     async handler({ id }, { storage, callOptions }) {
         assertSafePattern('id', id);
         await storage.delForeignObjectAsync(id, { ...callOptions, recursive: true });

@@ -61,6 +61,12 @@ function withChallenge(err: unknown, route: Route): unknown {
     return err;
 }
 
+/** Whether an API token's scope lets it use this route at all; ids are checked as they are read and written. */
+function scopeAdmits(ctx: RequestContext, route: Route): boolean {
+    const scope = ctx.acl.token?.scope;
+    return !scope || route.scoped === 'ids' || (route.scoped === 'metrics' && scope.metrics);
+}
+
 /** `/v1/state/:stateId`, `/v1/command/getState`, or `unmatched` for what no route took. */
 function metricsRoute(place: ErrorPlace): string {
     if (place.command) {
@@ -152,7 +158,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         const { route } = target;
         const ctx: RequestContext = route.public ? anonymous : (knownContext() ?? (await context(req, query).catch((err: unknown) => Promise.reject<RequestContext>(withChallenge(err, route)))));
-        if (!isAllowed(ctx.acl, route.permission)) {
+        if (!isAllowed(ctx.acl, route.permission) || !scopeAdmits(ctx, route)) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
         const params = routeParams(route, match.params as Record<string, string>);

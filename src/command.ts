@@ -25,6 +25,7 @@ export interface Command<S extends TObject = TObject> {
     /** One line, shown on the docs page. */
     summary: string;
     description?: string;
+    /** A parameter named `id` is the state or object the command acts on: an API token's scope must cover it. */
     params: S;
     /** `null` means: no permission needed (the command only reveals public facts). */
     permission: Permission | null;
@@ -40,6 +41,11 @@ export interface Command<S extends TObject = TObject> {
     multiStatus?: boolean;
     /** Error statuses the handler itself answers (e.g. 404, 408), beyond those of every command. */
     errors?: number[];
+    /**
+     * True when the call acts on everything below its `id` (recursive deletes): an API token's write
+     * patterns must then cover that whole tree, not only `id`.
+     */
+    recursive?(params: Static<S>): boolean;
     /** Hidden and answered with 404 when `noAdminCommands` is set. */
     adminOnly?: boolean;
     binary?: { response?: boolean; request?: boolean };

@@ -42,6 +42,8 @@ export interface Config {
     metricsPublic: boolean;
     /** Serve inbound webhook receivers (`/webhooks/<name>`) and their management routes. */
     inboundWebhooks: boolean;
+    /** With auth on: let users create API tokens (`/v1/tokens`) and accept them as Bearer tokens. */
+    apiTokens: boolean;
 }
 
 export interface EventLimits {
@@ -126,5 +128,6 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
         metricsPublic: bool(native.metricsPublic),
         // on unless switched off: a receiver exists only once an administrator created one
         inboundWebhooks: native.inboundWebhooks === undefined || bool(native.inboundWebhooks),
+        apiTokens: native.apiTokens === undefined || bool(native.apiTokens),
     };
 }

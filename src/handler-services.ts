@@ -10,6 +10,7 @@ import type { ListingCache } from './lib/listing-cache';
 import type { ListingWalks } from './lib/listing-walks';
 import type { NameIndex } from './lib/name-index';
 import type { Metrics } from './metrics/metrics';
+import type { ApiTokens } from './auth/api-tokens';
 import type { BruteForceGuard } from './auth/brute-force';
 import type { ReceiverStore } from './webhooks/receivers';
 
@@ -48,6 +49,8 @@ export interface HandlerServices {
     metrics: Metrics;
     /** Inbound webhook receivers and the states they write. */
     receivers: ReceiverStore;
+    /** API tokens: issued, listed, revoked, and verified for every Bearer request that carries one. */
+    tokens: ApiTokens;
     /** Damps guessing of webhook secrets, per address. */
     webhookGuard: BruteForceGuard;
     /** False while js-controller's storage connection is down (only known in the standalone process). */

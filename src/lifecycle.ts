@@ -12,6 +12,10 @@ export async function startEvents(services: AppServices): Promise<void> {
     // group and user changes must reach the ACL and credential caches
     await services.storage.subscribeForeignObjectsAsync('system.group.*');
     await services.storage.subscribeForeignObjectsAsync('system.user.*');
+    if (services.config.apiTokens) {
+        // users deleted while no instance ran: their tokens go before anyone could reuse the name
+        await services.tokens.sweep().catch(() => undefined);
+    }
 }
 
 /** Hands a change js-controller notified to the caches and event subscribers. */
@@ -19,6 +23,10 @@ export function forwardChange(services: AppServices, kind: 'state' | 'object', i
     if (kind === 'object' && (id.startsWith('system.group.') || id.startsWith('system.user.'))) {
         services.acls.invalidate();
         services.credentials.invalidate();
+        if (!value && id.startsWith('system.user.')) {
+            // a deleted user's tokens go with it (every instance tries; a second delete finds nothing)
+            void services.tokens.revokeUser(id).catch(() => undefined);
+        }
     }
     services.feed.emit(kind, id, value);
 }

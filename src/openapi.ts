@@ -39,7 +39,8 @@ function errorStatuses(kind: { permission: unknown; public?: boolean; params: bo
     if (kind.auth && !kind.public) {
         statuses.add(401).add(429);
     }
-    if (kind.permission) {
+    // with auth on, an API token's scope may refuse any route or command (src/auth/scope.ts)
+    if (kind.permission || (kind.auth && !kind.public)) {
         statuses.add(403);
     }
     if (kind.params) {
@@ -241,6 +242,12 @@ export interface OpenApiInput {
 }
 
 /** The OpenAPI 3.1 document, built once at start from the same declarations that drive routing. */
+/** The tags some operation carries, in the order given: a feature switched off leaves no empty section. */
+function usedTags(paths: Record<string, Json>, tags: Array<{ name: string; description: string }>): Array<{ name: string; description: string }> {
+    const used = new Set(Object.values(paths).flatMap(ops => Object.values(ops as Record<string, { tags?: string[] }>).flatMap(op => op.tags ?? [])));
+    return tags.filter(tag => used.has(tag.name));
+}
+
 export function buildOpenApi({ routes, commands, version, basePath, auth }: OpenApiInput): Json {
     const paths: Record<string, Json> = {};
     for (const route of routes) {
@@ -267,7 +274,7 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
                 ? { url: basePath, description: 'Mounted in the web adapter' }
                 : { url: '/', description: `Standalone server; every path also answers under ${EXTENSION_PREFIX}/ (the web-extension path), e.g. ${EXTENSION_PREFIX}/v1/state/{stateId}` },
         ],
-        tags: [
+        tags: usedTags(paths, [
             { name: 'state', description: 'States: values with ack, ts, lc, from, q' },
             { name: 'object', description: 'Objects: typed metadata' },
             { name: 'commands', description: 'Socket commands of ioBroker, by name' },
@@ -279,8 +286,9 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             { name: 'events', description: 'Change notifications as server-sent events' },
             { name: 'webhooks', description: 'Inbound webhooks: payloads of devices and services written into states' },
             { name: 'other', description: 'Instance information, metrics' },
-            ...(auth ? [{ name: 'auth', description: 'Logging in and out: OAuth2 tokens' }] : []),
-        ],
+            { name: 'auth', description: 'Logging in and out: OAuth2 tokens' },
+            { name: 'tokens', description: 'API tokens for integrations, each narrowed to what it needs' },
+        ]),
         paths,
         components: {
             schemas: {

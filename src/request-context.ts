@@ -1,4 +1,6 @@
 import type { Acl } from './acl';
+import { ownerOf } from './auth/owner';
+import { writingScope } from './auth/scope';
 import type { HandlerServices } from './handler-services';
 import type { StoragePort } from './storage/port';
 
@@ -9,6 +11,8 @@ export interface RequestContext {
     /** js-controller, through the one port (src/storage/port.ts). */
     storage: StoragePort;
     user: string;
+    /** Who owns the polling sessions, hooks and event streams this request opens (ownerOf). */
+    owner: string;
     acl: Acl;
     /** onlyAllowWhenUserIsOwner: only the owner bits of a state's ACL count. */
     ownerOnly: boolean;
@@ -20,12 +24,19 @@ export interface RequestContext {
     readonly callOptions: { user: string; limitToOwnerRights?: boolean };
 }
 
+/** For a write: a token may read the objects of what it may write (ids resolve and values convert by them). */
+export function writingContext(ctx: RequestContext): RequestContext {
+    const token = ctx.acl.token;
+    return token?.scope ? createContext(ctx.app, ctx.storage, { ...ctx.acl, token: { ...token, scope: writingScope(token.scope) } }) : ctx;
+}
+
 export function createContext(app: HandlerServices, storage: StoragePort, acl: Acl): RequestContext {
     const ownerOnly = app.config.onlyAllowWhenUserIsOwner;
     return {
         app,
         storage,
         user: acl.user,
+        owner: ownerOf(acl),
         acl,
         ownerOnly,
         get callOptions() {

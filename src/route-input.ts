@@ -59,7 +59,7 @@ function isObjectSchema(schema: TSchema | undefined): schema is TObject {
 /**
  * A JSON object checked by its schema with the command parser's conventions (so `"5"` for a number
  * and `"true"` for a boolean pass as 4.0.2 accepted them); nested declared objects the same way.
- * Fields the schema does not name are kept unless it forbids them: ioBroker objects carry free ones.
+ * Fields the schema does not name are kept unless it forbids them (a 422 then): ioBroker objects carry free ones.
  */
 export function parseJsonObject(schema: TObject, value: unknown, where = ''): Record<string, unknown> {
     if (!isJsonObject(value)) {
@@ -77,6 +77,12 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
             } catch (err) {
                 problems.push(...(((err as HttpError).context?.details as ParamProblem[] | undefined) ?? [{ param: name, problem: (err as Error).message }]));
             }
+        }
+    }
+    if (schema.additionalProperties === false) {
+        // a schema that forbids other fields names them in the 422 rather than dropping them unseen
+        for (const name of Object.keys(given).filter(key => !(key in schema.properties))) {
+            problems.push({ param: where ? `${where}.${name}` : name, problem: 'is not a known field' });
         }
     }
     if (problems.length) {

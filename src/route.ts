@@ -41,6 +41,12 @@ export interface Route {
     description?: string;
     tag: string;
     permission: Permission | null;
+    /**
+     * How an API token with a scope may use this route (src/auth/scope.ts): `ids` when every state and
+     * object it reads or writes passes the caller's per-id rules, which apply the scope; `metrics` for
+     * /metrics. Without it the route is refused to such a token (files, logs, messages, management).
+     */
+    scoped?: 'ids' | 'metrics';
     /** Answered without authentication (docs assets, `/name`). */
     public?: boolean;
     /**

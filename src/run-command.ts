@@ -1,19 +1,23 @@
-import { isAllowed } from './acl';
+import { inScope, isAllowed } from './acl';
 import type { Command } from './command';
 import { HttpError } from './http-error';
 import { fromAdapterError } from './lib/adapter-errors';
 import { compiledFor, parseParams, type RawParams } from './parse-params';
-import type { RequestContext } from './request-context';
+import { writingContext, type RequestContext } from './request-context';
 
 /**
  * The whole command pipeline: permission, then parameters, then the handler. Answers without a
  * promise when the handler does (reads served from the caches).
  */
 export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bodyKeys?: ReadonlySet<string>): unknown {
-    if (!isAllowed(ctx.acl, cmd.permission)) {
+    const scope = ctx.acl.token?.scope;
+    if (!isAllowed(ctx.acl, cmd.permission) || (scope && !scope.command(cmd.name))) {
         throw new HttpError('FORBIDDEN', 'permissionError');
     }
     const params = parseParams(compiledFor(cmd.params), raw, bodyKeys);
+    if (scope) {
+        ctx = scopedContext(cmd, params, ctx);
+    }
     let answer: unknown;
     try {
         answer = cmd.handler(params as never, ctx);
@@ -21,6 +25,18 @@ export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bo
         throw fromAdapterError(err);
     }
     return answer instanceof Promise ? answer.catch(err => Promise.reject(fromAdapterError(err))) : answer;
+}
+
+/** An API token's check of the `id` a command acts on; a writing command may read what it may write. */
+function scopedContext(cmd: Command, params: Record<string, unknown>, ctx: RequestContext): RequestContext {
+    const { id } = params;
+    if (typeof id === 'string') {
+        const allowed = cmd.effect === 'read' ? inScope(ctx.acl, 'read', id) : cmd.recursive?.(params as never) ? ctx.acl.token!.scope!.writeTree(id) : inScope(ctx.acl, 'write', id);
+        if (!allowed) {
+            throw new HttpError('FORBIDDEN', 'permissionError', { id });
+        }
+    }
+    return cmd.effect === 'write' ? writingContext(ctx) : ctx;
 }
 
 /** Compiles every schema at start, so no request pays for it. */

@@ -54,6 +54,11 @@ export class Reply {
         return new Reply(200, body, 'bytes', { 'Content-Type': contentType, ...headers });
     }
 
+    /** 204: done, nothing to say. */
+    static noContent(): Reply {
+        return new Reply(204, undefined, 'empty');
+    }
+
     static redirect(location: string, status = 302): Reply {
         return new Reply(status, undefined, 'empty', { Location: location });
     }

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AclCache } from './acl';
+import { ApiTokens } from './auth/api-tokens';
 import { BruteForceGuard } from './auth/brute-force';
+import { tokenOf } from './auth/owner';
 import { CredentialChecker } from './auth/credentials';
 import type { AppServices } from './app-services';
 import type { Command } from './command';
@@ -73,7 +75,12 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         retryBaseMs: config.hookRetryMs,
     };
     const acls = new AclCache(async () => Object.values((await storage.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
-    const access = new EventAccess(feed, acls, id => storage.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
+    // an API token's sessions and hooks see what the token may see now: nothing once it is revoked
+    const aclOf = (owner: string) => {
+        const ref = tokenOf(owner);
+        return ref ? tokens.aclOf(ref) : acls.get(owner);
+    };
+    const access = new EventAccess(feed, aclOf, id => storage.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
     const barrierId = `${namespace}.cacheBarrier`;
     const stateBarrier = sharedBarrier(() => storage.subscribeForeignStatesAsync(barrierId));
     const objectBarrier = sharedBarrier(() => storage.subscribeForeignObjectsAsync(barrierId));
@@ -106,6 +113,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         maxBytes: 24 * 1024 * 1024,
         watchAll: true,
     });
+    const tokens = new ApiTokens(storage, namespace, objectCache, acls, new BruteForceGuard());
     const listingCache = new ListingCache({
         feed,
         read: async pattern => ((await storage.getForeignStatesAsync(pattern)) ?? {}) as StateListing,
@@ -156,6 +164,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         // inside web with its auth on, web asks for the credentials: the document says so too
         openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),
         receivers: new ReceiverStore(storage, namespace),
+        tokens,
         webhookGuard: new BruteForceGuard(),
         metrics: new Metrics({
             storageUp: connected,

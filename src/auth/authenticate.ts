@@ -3,6 +3,7 @@ import type { Acl } from '../acl';
 import type { AppServices } from '../app-services';
 import { HttpError } from '../http-error';
 import type { Query } from '../query';
+import { isApiToken } from './api-tokens';
 import { accessTokenUser } from './tokens';
 
 export interface Credentials {
@@ -46,11 +47,15 @@ export async function authenticate(app: AppServices, req: IncomingMessage, query
     if (!app.config.auth) {
         return app.acls.get(app.config.defaultUser);
     }
-    return app.acls.get(await authenticatedUser(app, req, query));
+    const { user, password, token } = credentialsOf(req.headers, query);
+    if (token !== undefined && isApiToken(token) && app.config.apiTokens) {
+        // the user's rights narrowed by the token's scope
+        return app.tokens.verify(token, clientAddress(req));
+    }
+    return app.acls.get(await authenticatedUser(app, req, { user, password, token }));
 }
 
-async function authenticatedUser(app: AppServices, req: IncomingMessage, query: Query): Promise<string> {
-    const { user, password, token } = credentialsOf(req.headers, query);
+async function authenticatedUser(app: AppServices, req: IncomingMessage, { user, password, token }: Credentials): Promise<string> {
     if (token !== undefined) {
         const owner = await accessTokenUser(app.storage, token);
         if (!owner) {

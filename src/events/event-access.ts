@@ -1,4 +1,4 @@
-import { ADMIN_USER, mayReadObject, mayReadState, type AclCache, type ObjectAcl } from '../acl';
+import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../acl';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../lib/change-feed';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
@@ -6,7 +6,11 @@ export interface EventSource {
     listen(kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>>;
 }
 
-export type SourceFor = (user: string) => EventSource;
+/** What sessions, hooks and streams of one owner (a user, or an API token: src/auth/owner.ts) may see. */
+export type SourceFor = (owner: string) => EventSource;
+
+/** The rights of an owner now; null when it has none any more (a revoked or expired token). */
+export type AclOf = (owner: string) => Promise<Acl | null>;
 
 /** Object ACLs kept for event checks; the oldest go first. */
 const MAX_CACHED_ACLS = 10_000;
@@ -21,28 +25,28 @@ export class EventAccess {
 
     constructor(
         private readonly feed: ChangeFeed,
-        private readonly acls: AclCache,
+        private readonly aclOf: AclOf,
         private readonly loadObject: (id: string) => Promise<{ acl?: ObjectAcl } | null | undefined>,
         /** onlyAllowWhenUserIsOwner: the same owner-only rule as single reads. */
         private readonly ownerOnly = false,
     ) {}
 
-    /** The administrator sees everything, without any per-event cost. */
-    sourceFor = (user: string): EventSource => {
-        if (user === ADMIN_USER) {
+    /** The administrator sees everything, without any per-event cost (through a token, its scope applies). */
+    sourceFor = (owner: string): EventSource => {
+        if (owner === ADMIN_USER) {
             return this.feed;
         }
-        return { listen: (kind, pattern, listener) => this.listenAs(user, kind, pattern, listener) };
+        return { listen: (kind, pattern, listener) => this.listenAs(owner, kind, pattern, listener) };
     };
 
-    private async listenAs(user: string, kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>> {
+    private async listenAs(owner: string, kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>> {
         await this.watchObjects();
         let closed = false;
         let queue: Promise<void> | null = null;
         // checks may wait for the DB; events still arrive in the order they happened
         const gated: ChangeListener = (id, value) => {
             const step = (queue ?? Promise.resolve())
-                .then(() => this.allowed(user, kind, id, value))
+                .then(() => this.allowed(owner, kind, id, value))
                 .then(
                     ok => {
                         if (ok && !closed) {
@@ -65,8 +69,11 @@ export class EventAccess {
         };
     }
 
-    private async allowed(user: string, kind: ChangeKind, id: string, value: unknown): Promise<boolean> {
-        const acl = await this.acls.get(user);
+    private async allowed(owner: string, kind: ChangeKind, id: string, value: unknown): Promise<boolean> {
+        const acl = await this.aclOf(owner);
+        if (!acl) {
+            return false;
+        }
         if (kind === 'object') {
             // the event carries the object; a deletion (null) is shown like js-controller shows a missing object
             return mayReadObject(acl, id, value as { acl?: ObjectAcl } | null);

@@ -1,3 +1,4 @@
+import { userOf } from '../auth/owner';
 import { HttpError } from '../http-error';
 
 export interface LimitCounts {
@@ -19,8 +20,9 @@ export class UserLimits {
         private readonly refusal: { message: string; retryAfterS?: number },
     ) {}
 
+    /** `user` may be an owner (src/auth/owner.ts): an API token's things count against its user. */
     count(user?: string): number {
-        return user === undefined ? this.all : (this.counts.get(user) ?? 0);
+        return user === undefined ? this.all : (this.counts.get(userOf(user)) ?? 0);
     }
 
     hasRoom(user: string): boolean {
@@ -36,7 +38,7 @@ export class UserLimits {
     }
 
     opened(user: string): void {
-        this.counts.set(user, this.count(user) + 1);
+        this.counts.set(userOf(user), this.count(user) + 1);
         this.all++;
     }
 
@@ -46,9 +48,9 @@ export class UserLimits {
             return;
         }
         if (left > 0) {
-            this.counts.set(user, left);
+            this.counts.set(userOf(user), left);
         } else {
-            this.counts.delete(user);
+            this.counts.delete(userOf(user));
         }
         this.all--;
     }

@@ -1,4 +1,4 @@
-import { ADMIN_USER, mayReadObject, mayReadState } from '../acl';
+import { inScope, mayReadObject, mayReadState, seesAll } from '../acl';
 import type { RequestContext } from '../request-context';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import { isPattern } from './pattern';
@@ -14,6 +14,13 @@ export function uncachable(ctx: RequestContext, id: string): boolean {
 function assertMayRead(ctx: RequestContext, kind: 'state' | 'object', id: string, obj: ioBroker.Object | null | undefined, context: Record<string, unknown>): void {
     const allowed = kind === 'object' ? mayReadObject(ctx.acl, id, obj) : mayReadState(ctx.acl, id, obj, ctx.ownerOnly);
     if (!allowed) {
+        throw fromAdapterError(PERMISSION_ERROR, context);
+    }
+}
+
+/** A token's read patterns, checked before anything is read (a pattern id, too, must lie inside them). */
+function assertInReadScope(ctx: RequestContext, id: string, context: Record<string, unknown>): void {
+    if (!inScope(ctx.acl, 'read', id)) {
         throw fromAdapterError(PERMISSION_ERROR, context);
     }
 }
@@ -35,7 +42,7 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
     if (uncachable(ctx, id)) {
         return undefined;
     }
-    if (ctx.user !== ADMIN_USER) {
+    if (!seesAll(ctx.acl)) {
         const obj = ctx.app.objectCache.peek(id);
         if (obj === undefined) {
             return undefined;
@@ -50,6 +57,7 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
  * Shared with the cache: copy before changing it.
  */
 export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): Promise<ioBroker.Object | null> {
+    assertInReadScope(ctx, id, context);
     if (uncachable(ctx, id)) {
         const obj = (await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
         if (obj && !isPattern(id)) {
@@ -80,9 +88,10 @@ export async function readStateOf(ctx: RequestContext, obj: ioBroker.Object, ear
 
 /** A state as `getForeignState` with the caller's rights answers it, from the coherent cache. */
 export async function readState(ctx: RequestContext, id: string): Promise<ioBroker.State | null> {
+    assertInReadScope(ctx, id, { id });
     if (uncachable(ctx, id)) {
         const state = (await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id })) ?? null;
-        if (ctx.user !== ADMIN_USER && !isPattern(id)) {
+        if (!seesAll(ctx.acl) && !isPattern(id)) {
             // js-controller checked the state bits; the object rule and the group right are ours to add
             assertMayRead(ctx, 'state', id, await adapterCall(ctx.app.objectCache.get(id), { id }), { id });
         }
@@ -92,7 +101,7 @@ export async function readState(ctx: RequestContext, id: string): Promise<ioBrok
     if (hit !== undefined) {
         return hit;
     }
-    if (ctx.user !== ADMIN_USER) {
+    if (!seesAll(ctx.acl)) {
         assertMayRead(ctx, 'state', id, await adapterCall(ctx.app.objectCache.get(id), { id }), { id });
     }
     return adapterCall(ctx.app.stateCache.get(id), { id });

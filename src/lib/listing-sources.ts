@@ -1,5 +1,5 @@
 import type { RequestContext } from '../request-context';
-import { ADMIN_USER } from '../acl';
+import { seesAll } from '../acl';
 import { adapterCall } from './adapter-errors';
 import type { ListingSource } from './listing-pages';
 import { visibleObjects, visibleStates } from './read-access';
@@ -13,7 +13,7 @@ import { visibleObjects, visibleStates } from './read-access';
 export function stateSource(ctx: RequestContext, pattern: string): ListingSource {
     return {
         all() {
-            if (ctx.user === ADMIN_USER && !ctx.ownerOnly) {
+            if (seesAll(ctx.acl) && !ctx.ownerOnly) {
                 return ctx.app.listingCache.peek(pattern) ?? adapterCall(ctx.app.listingCache.get(pattern), { filter: pattern });
             }
             return adapterCall(ctx.storage.getForeignStatesAsync(pattern, ctx.callOptions), { filter: pattern }).then(states => visibleStates(ctx, states ?? {}, false));

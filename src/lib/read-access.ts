@@ -1,4 +1,4 @@
-import { ADMIN_USER, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../acl';
+import { inScope, seesAll, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../acl';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { adapterCall } from './adapter-errors';
@@ -16,7 +16,7 @@ export interface ReadAccess {
 
 /** The caller's read check; null for the administrator, who reads everything without a per-id cost. */
 export function readAccess(ctx: RequestContext): ReadAccess | null {
-    if (ctx.user === ADMIN_USER) {
+    if (seesAll(ctx.acl)) {
         return null;
     }
     const { acl, ownerOnly } = ctx;
@@ -108,9 +108,17 @@ export async function visibleStates<T>(ctx: RequestContext, states: Record<strin
     return visible;
 }
 
+/** Throws 403 when an API token's write patterns leave `id` out (`tree`: a recursive delete, all below it too). */
+export function assertInWriteScope(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }, tree = false): void {
+    const scope = ctx.acl.token?.scope;
+    if (scope && !(tree ? scope.writeTree(id) : inScope(ctx.acl, 'write', id))) {
+        throw new HttpError('FORBIDDEN', 'permissionError', context);
+    }
+}
+
 /** Throws 403 unless the caller may write the state `id` (values handed to a history instance). */
 export async function assertMayWriteState(ctx: RequestContext, id: string): Promise<void> {
-    if (ctx.user !== ADMIN_USER && !mayWriteState(ctx.acl, id, await objectOf(ctx, id), ctx.ownerOnly)) {
+    if (!seesAll(ctx.acl) && !mayWriteState(ctx.acl, id, await objectOf(ctx, id), ctx.ownerOnly)) {
         throw new HttpError('FORBIDDEN', 'permissionError', { id });
     }
 }

@@ -1,3 +1,4 @@
+import { inScope } from '../acl';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { peekObject, readObject } from './cached-reads';
@@ -44,6 +45,10 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
     }
     const byName = await ctx.app.names.lookup(idOrName);
     if (!byName) {
+        if (!inScope(ctx.acl, 'read', idOrName)) {
+            // an API token naming an id outside its read patterns: refused, whether it exists or not
+            throw new HttpError('FORBIDDEN', 'permissionError', { id: idOrName });
+        }
         throw new HttpError('NOT_FOUND', 'ID not found', { id: idOrName });
     }
     const named = await readObject(ctx, byName).catch(() => null);

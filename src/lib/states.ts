@@ -1,5 +1,6 @@
 import { HttpError } from '../http-error';
-import type { RequestContext } from '../request-context';
+import { inScope } from '../acl';
+import { writingContext, type RequestContext } from '../request-context';
 import { adapterCall } from './adapter-errors';
 import { peekState, readState, readStateOf, uncachable } from './cached-reads';
 import { writeAndWaitForAck } from './ack-waiter';
@@ -43,7 +44,7 @@ export function stateCommon(obj: ioBroker.Object | null | undefined): Partial<io
 
 /** One PATCH: the id or name resolved, `val` converted by the state's type, written with the caller's rights. */
 export async function patchState(ctx: RequestContext, idOrName: string, body: ioBroker.SettableState, timeoutMs: number): Promise<Record<string, unknown>> {
-    const { id, obj } = await resolveStateId(ctx, idOrName);
+    const { id, obj } = await resolveStateId(writingContext(ctx), idOrName);
     const state = { ...body };
     if ('val' in state) {
         state.val = convertBodyValue(state.val, stateCommon(obj)?.type, id) as ioBroker.StateValue;
@@ -63,6 +64,9 @@ export async function writeState(
     state: ioBroker.SettableState,
     timeoutMs: number,
 ): Promise<Record<string, unknown>> {
+    if (!inScope(ctx.acl, 'write', id)) {
+        throw new HttpError('FORBIDDEN', 'permissionError', { id });
+    }
     if (timeoutMs > 0) {
         return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs)), id };
     }

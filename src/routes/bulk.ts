@@ -11,6 +11,7 @@ const perId = Type.Record(Type.String(), Type.Object({}, { additionalProperties:
 export const writeStatesRoute = defineRoute({
     method: 'PATCH',
     path: '/v1/states',
+    scoped: 'ids',
     summary: `Write up to ${MAX_BULK_IDS} states at once: {"<id>": <value or {val, ack, ...}>}; 200 when all succeeded, 207 when some failed`,
     tag: 'state',
     permission: { type: 'state', operation: 'write' },
@@ -29,6 +30,7 @@ export const writeStatesRoute = defineRoute({
 export const queryStatesRoute = defineRoute({
     method: 'POST',
     path: '/v1/states/query',
+    scoped: 'ids',
     summary: `Read the states of a list of up to ${MAX_BULK_IDS} ids, optionally only some fields: {"ids": [...], "fields": ["val", "ack"]}`,
     tag: 'state',
     permission: { type: 'state', operation: 'read' },

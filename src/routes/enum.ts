@@ -9,6 +9,7 @@ const READ = { type: 'object', operation: 'read' } as const;
 export const listEnumsRoute = defineRoute({
     method: 'GET',
     path: '/v1/enum',
+    scoped: 'ids',
     summary: 'Every enum by category: {"enum.rooms": {"enum.rooms.kitchen": {...}}, ...}',
     tag: 'enum',
     permission: READ,
@@ -27,6 +28,7 @@ export const listEnumsRoute = defineRoute({
 export const readEnumRoute = defineRoute({
     method: 'GET',
     path: '/v1/enum/:enumId',
+    scoped: 'ids',
     summary: 'The enums of one category (e.g. rooms), nested ones included: [{_id, common}]',
     tag: 'enum',
     permission: READ,

@@ -41,6 +41,7 @@ function lastEventId(headers: IncomingHttpHeaders, input: Record<string, unknown
 export const eventStreamRoute = defineRoute({
     method: 'GET',
     path: '/v1/events',
+    scoped: 'ids',
     summary: 'Server-sent events: changes of states and objects matching patterns, resumable with Last-Event-ID',
     tag: 'events',
     permission: { type: 'state', operation: 'read' },
@@ -69,7 +70,7 @@ export const eventStreamRoute = defineRoute({
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
         const options = { heartbeatMs: input.heartbeat as number, lastEventId: lastEventId(headers, input) };
-        const start = await ctx.app.sse.open(ctx.user, patterns, options);
+        const start = await ctx.app.sse.open(ctx.owner, patterns, options);
         // a `waits` route always gets a signal
         return Reply.stream(start, signal!, SSE_HEADERS);
     },

@@ -5,6 +5,7 @@ import { AGGREGATES, historyOptions, historyState, readHistory, storeState } fro
 import { convertBodyValue, convertText } from '../lib/state-value';
 import { stateCommon } from '../lib/states';
 import { paramsError } from '../parse-params';
+import { assertInWriteScope } from '../lib/read-access';
 import type { RequestContext } from '../request-context';
 import { defineRoute } from '../route';
 import { json, opaque, FreeObject } from '../lib/schemas';
@@ -49,6 +50,7 @@ async function historyValues(ctx: RequestContext, id: string, raw: Record<string
 export const getHistoryRoute = defineRoute({
     method: 'GET',
     path: '/v1/getHistory/:stateId',
+    scoped: 'ids',
     summary: 'Values of a state from the history instance: [{val, ts, ...}]',
     tag: 'history',
     permission: SENDTO,
@@ -61,6 +63,7 @@ export const getHistoryRoute = defineRoute({
 export const postHistoryRoute = defineRoute({
     method: 'POST',
     path: '/v1/getHistory',
+    scoped: 'ids',
     summary: 'Values of a state from the history instance, for a JSON body {id, options}',
     tag: 'history',
     permission: SENDTO,
@@ -77,6 +80,7 @@ export const postHistoryRoute = defineRoute({
 export const addHistoryRoute = defineRoute({
     method: 'GET',
     path: '/v1/addHistory/:stateId',
+    scoped: 'ids',
     summary: 'Store one value in the history instance; val is converted by the state type',
     tag: 'history',
     permission: SENDTO,
@@ -91,6 +95,7 @@ export const addHistoryRoute = defineRoute({
     }),
     async handler({ params, input }, ctx) {
         const id = params.stateId;
+        assertInWriteScope(ctx, id, { stateId: id });
         const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { stateId: id }));
         if (!common?.type) {
             throw new HttpError('NOT_FOUND', 'State not found', { stateId: id });
@@ -102,6 +107,7 @@ export const addHistoryRoute = defineRoute({
 export const postAddHistoryRoute = defineRoute({
     method: 'POST',
     path: '/v1/addHistory',
+    scoped: 'ids',
     summary: 'Store one value in the history instance, for a JSON body {id, state: {val, ts, ack, q, from}}',
     tag: 'history',
     permission: SENDTO,
@@ -117,6 +123,7 @@ export const postAddHistoryRoute = defineRoute({
         if (!('val' in state)) {
             throw paramsError([{ param: 'state.val', problem: 'required' }], ['id', 'state']);
         }
+        assertInWriteScope(ctx, id);
         const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { id }));
         return adapterCall(storeState(ctx, id, historyState(state, convertBodyValue(state.val, common?.type, id))), { id });
     },

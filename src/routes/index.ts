@@ -11,6 +11,7 @@ import { queryStatesRoute, writeStatesRoute } from './bulk';
 import { faviconRoute, nameRoute } from './meta';
 import { metricsRoute } from './metrics';
 import { webhookRoutes } from './webhooks';
+import { tokenRoutes } from './tokens';
 import { oauthRoutes } from './oauth';
 import { pollingRoute } from './polling';
 import { createObjectRoute, deleteObjectRoute, getObjectRoute, listObjectsRoute, updateObjectRoute } from './object';
@@ -27,6 +28,7 @@ export function restRoutes(config: Config): Route[] {
         faviconRoute,
         metricsRoute(config),
         ...(config.inboundWebhooks ? webhookRoutes : []),
+        ...(config.auth && config.apiTokens ? tokenRoutes : []),
         readState,
         updateState,
         toggleStateRoute,

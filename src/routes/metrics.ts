@@ -17,6 +17,7 @@ export function metricsRoute(config: Config): Route {
             'those the caller may read, at most 1,000 series. Without credentials only when the metricsPublic option is on.',
         tag: 'other',
         permission: null,
+        scoped: 'metrics',
         // with auth off it runs as the default user like every route, so that user's rights pick the states
         public: config.auth && config.metricsPublic,
         offline: true,

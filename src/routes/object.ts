@@ -5,7 +5,8 @@ import { peekObject as peekCachedObject, readObject as readCachedObject } from '
 import { mergeObject } from '../lib/object-merge';
 import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
 import { objectSource } from '../lib/listing-sources';
-import type { RequestContext } from '../request-context';
+import { assertInWriteScope } from '../lib/read-access';
+import { writingContext, type RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
 import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../lib/schemas';
 
@@ -31,6 +32,12 @@ async function readObject(ctx: RequestContext, id: string): Promise<ioBroker.Obj
     return readCachedObject(ctx, id, { objectId: id });
 }
 
+/** The object about to be written or deleted: a token must have `id` in its write patterns, and may then read it. */
+function readForWriting(ctx: RequestContext, id: string): Promise<ioBroker.Object | null> {
+    assertInWriteScope(ctx, id, { objectId: id });
+    return readObject(writingContext(ctx), id);
+}
+
 async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.SettableObject): Promise<void> {
     await adapterCall(ctx.storage.setForeignObjectAsync(id, obj, ctx.callOptions), { objectId: id });
 }
@@ -45,6 +52,7 @@ function found(obj: ioBroker.Object | null, objectId: string): ioBroker.Object {
 export const getObjectRoute = defineRoute({
     method: 'GET',
     path: '/v1/object/:objectId',
+    scoped: 'ids',
     summary: 'Read one object',
     tag: 'object',
     permission: READ,
@@ -59,6 +67,7 @@ export const getObjectRoute = defineRoute({
 export const createObjectRoute = defineRoute({
     method: 'POST',
     path: '/v1/object/:objectId',
+    scoped: 'ids',
     summary: 'Create an object; 409 if it exists',
     tag: 'object',
     permission: WRITE,
@@ -69,7 +78,7 @@ export const createObjectRoute = defineRoute({
     async handler(req, ctx) {
         const id = req.params.objectId;
         const obj = objectFromBody(req, true);
-        if (await readObject(ctx, id)) {
+        if (await readForWriting(ctx, id)) {
             throw new HttpError('CONFLICT', 'Object already exists', { id });
         }
         await writeObject(ctx, id, obj);
@@ -80,6 +89,7 @@ export const createObjectRoute = defineRoute({
 export const updateObjectRoute = defineRoute({
     method: 'PUT',
     path: '/v1/object/:objectId',
+    scoped: 'ids',
     summary: 'Merge into an object (null deletes a key), or create it when absent',
     tag: 'object',
     permission: WRITE,
@@ -88,7 +98,7 @@ export const updateObjectRoute = defineRoute({
     requestBody: Type.Object({}, { additionalProperties: true }),
     async handler(req, ctx) {
         const id = req.params.objectId;
-        const existing = await readObject(ctx, id);
+        const existing = await readForWriting(ctx, id);
         if (!existing) {
             const obj = objectFromBody(req, true);
             await writeObject(ctx, id, obj);
@@ -104,6 +114,7 @@ export const updateObjectRoute = defineRoute({
 export const deleteObjectRoute = defineRoute({
     method: 'DELETE',
     path: '/v1/object/:objectId',
+    scoped: 'ids',
     summary: 'Delete one object',
     tag: 'object',
     permission: WRITE,
@@ -111,7 +122,7 @@ export const deleteObjectRoute = defineRoute({
     errors: [404],
     async handler({ params }, ctx) {
         const id = params.objectId;
-        if (!(await readObject(ctx, id))) {
+        if (!(await readForWriting(ctx, id))) {
             throw new HttpError('NOT_FOUND', 'object not found', { objectId: id });
         }
         await adapterCall(ctx.storage.delForeignObjectAsync(id, ctx.callOptions), { objectId: id });
@@ -122,6 +133,7 @@ export const deleteObjectRoute = defineRoute({
 export const listObjectsRoute = defineRoute({
     method: 'GET',
     path: '/v1/objects',
+    scoped: 'ids',
     summary: 'All objects matching a pattern, each with its enums; without type only state objects',
     tag: 'object',
     permission: READ,

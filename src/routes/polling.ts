@@ -9,6 +9,7 @@ import { sidOf } from './subscription-target';
 export const pollingRoute = defineRoute({
     method: 'GET',
     path: '/v1/polling',
+    scoped: 'ids',
     summary: 'Long polling: ?connect to start a session (answers "_"), then poll for one event per answer (or all queued with batch=true)',
     tag: 'events',
     permission: { type: 'state', operation: 'read' },
@@ -28,7 +29,7 @@ export const pollingRoute = defineRoute({
         batch: Type.Optional(Type.Boolean({ description: 'Answer a JSON array with every queued event' })),
     }),
     handler(req, ctx) {
-        const session = ctx.app.polling.getOrCreate(ctx.user, sidOf(req));
+        const session = ctx.app.polling.getOrCreate(ctx.owner, sidOf(req));
         const timeout = req.input.timeout as number | undefined;
         if ('connect' in req.query || 'check' in req.query) {
             session.timeout = timeout ?? DEFAULT_POLL_TIMEOUT_MS;

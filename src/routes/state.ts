@@ -9,7 +9,7 @@ import { stateSource } from '../lib/listing-sources';
 import { peekStateId, resolveStateId, splitIds } from '../lib/state-id';
 import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState } from '../lib/states';
 import type { Query } from '../query';
-import type { RequestContext } from '../request-context';
+import { writingContext, type RequestContext } from '../request-context';
 import { dictionary, json, ListedState, StateEntrySchema } from '../lib/schemas';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
@@ -37,6 +37,7 @@ const timeoutOf = (input: Record<string, unknown>): number => (input.timeout as 
 export const readState = defineRoute({
     method: 'GET',
     path: '/v1/state/:stateId',
+    scoped: 'ids',
     summary: 'Read one or more states (comma-separated ids or names); with ?value= write, with ?toggle toggle',
     tag: 'state',
     permission: READ,
@@ -75,14 +76,14 @@ async function readStates(params: Record<string, string>, query: Query, input: R
     const timeoutMs = timeoutOf(input);
     if ('value' in query) {
         assertWrite(ctx);
-        const resolved = await resolveStateId(ctx, ids[0]);
+        const resolved = await resolveStateId(writingContext(ctx), ids[0]);
         const val = convertText(query.value ?? '', stateCommon(resolved.obj)?.type, resolved.id) as ioBroker.StateValue;
         const result = await writeState(ctx, resolved.id, { val, ack: input.ack === true }, timeoutMs);
         return timeoutMs > 0 ? result : { val, id: resolved.id };
     }
     if ('toggle' in query) {
         assertWrite(ctx);
-        return toggleState(ctx, await resolveStateId(ctx, ids[0]), timeoutMs);
+        return toggleState(ctx, await resolveStateId(writingContext(ctx), ids[0]), timeoutMs);
     }
     const withInfo = input.withInfo === true;
     if (ids.length === 1) {
@@ -94,6 +95,7 @@ async function readStates(params: Record<string, string>, query: Query, input: R
 export const updateState = defineRoute({
     method: 'PATCH',
     path: '/v1/state/:stateId',
+    scoped: 'ids',
     summary: 'Write a state from a JSON body {val, ack, ...}',
     tag: 'state',
     permission: WRITE,
@@ -118,6 +120,7 @@ export const updateState = defineRoute({
 export const toggleStateRoute = defineRoute({
     method: 'GET',
     path: '/v1/state/:stateId/toggle',
+    scoped: 'ids',
     summary: 'Toggle a boolean, a number with min/max, or an on/off string',
     tag: 'state',
     permission: WRITE,
@@ -126,7 +129,7 @@ export const toggleStateRoute = defineRoute({
     query: Type.Object({ timeout: timeoutParam }),
     async handler({ params, input }, ctx) {
         const id = splitIds(params.stateId)[0] ?? params.stateId;
-        return toggleState(ctx, await resolveStateId(ctx, id), timeoutOf(input));
+        return toggleState(ctx, await resolveStateId(writingContext(ctx), id), timeoutOf(input));
     },
 });
 
@@ -142,6 +145,7 @@ function plainReply(id: string, state: ioBroker.State | null, input: Record<stri
 export const plainState = defineRoute({
     method: 'GET',
     path: '/v1/state/:stateId/plain',
+    scoped: 'ids',
     summary: 'Read only the value, as JSON text (or as plain text with extraPlain=true)',
     tag: 'state',
     permission: READ,
@@ -167,6 +171,7 @@ export const plainState = defineRoute({
 export const listStates = defineRoute({
     method: 'GET',
     path: '/v1/states',
+    scoped: 'ids',
     summary: 'All states matching a pattern, as a dictionary id → state',
     tag: 'state',
     permission: { type: 'state', operation: 'list' },

@@ -33,6 +33,7 @@ const route = (method: Method, path: string, summary: string, permission: Route[
         summary,
         tag,
         permission,
+        scoped: 'ids',
         body: 'json',
         // the parameters may come from the query instead, as in 4.0.2
         optionalBody: true,

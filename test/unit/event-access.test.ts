@@ -16,6 +16,7 @@ const groups = [
     { _id: 'system.group.administrator', common: { members: ['system.user.root'] } },
 ];
 const ann = aclFromGroups('system.user.ann', groups);
+const aclOf = (cache: AclCache) => (owner: string) => cache.get(owner);
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 t.test('read bits of owner, owner group and everyone decide, as in js-controller', async t => {
@@ -64,7 +65,7 @@ t.test('a user only receives events of states it may read, in order', async t =>
         'a.secret': { acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x664, state: 0x600 } },
     };
     let loads = 0;
-    const access = new EventAccess(feed, new AclCache(async () => groups), async id => {
+    const access = new EventAccess(feed, aclOf(new AclCache(async () => groups)), async id => {
         loads++;
         await sleep(5);
         return objects[id];
@@ -95,7 +96,7 @@ t.test('a user only receives events of states it may read, in order', async t =>
 
 t.test('object events are checked against the object they carry', async t => {
     const feed = new ChangeFeed(port);
-    const access = new EventAccess(feed, new AclCache(async () => groups), async () => null);
+    const access = new EventAccess(feed, aclOf(new AclCache(async () => groups)), async () => null);
     const seen: string[] = [];
     await access.sourceFor('system.user.ann').listen('object', 'b.*', id => seen.push(id));
     feed.emit('object', 'b.hidden', { acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600 } } as never);
@@ -108,7 +109,7 @@ t.test('object events are checked against the object they carry', async t => {
 t.test('a failing ACL lookup hides the event and is retried next time', async t => {
     const feed = new ChangeFeed(port);
     let fail = true;
-    const access = new EventAccess(feed, new AclCache(async () => groups), async () => {
+    const access = new EventAccess(feed, aclOf(new AclCache(async () => groups)), async () => {
         if (fail) {
             throw new Error('DB closed');
         }
