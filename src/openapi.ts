@@ -154,6 +154,10 @@ function routeOperation(route: Route, auth: boolean): Json {
     if (route.permission) {
         op['x-permission'] = route.permission;
     }
+    if (auth && !route.public) {
+        // what an API token with a scope may do here: `ids` checks each id against it, `none` refuses
+        op['x-token-scope'] = route.scoped ?? 'none';
+    }
     if (auth && route.public) {
         // the login routes and /name answer without credentials
         op.security = [];
@@ -199,6 +203,8 @@ function commandOperations(cmd: Command, auth: boolean): Json {
         tags: ['commands'],
         'x-permission': cmd.permission ?? 'none',
         'x-effect': cmd.effect,
+        // a scoped API token needs the command named in its scope, and an `id` inside its patterns
+        ...(auth ? { 'x-token-scope': 'commands' } : {}),
     };
     const legacy = cmd.effect === 'write' ? ' GET is kept for scripts written for 4.0.2; prefer POST.' : '';
     return {

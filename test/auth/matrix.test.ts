@@ -24,9 +24,11 @@ interface Operation {
     method: string;
     path: string;
     needsRight: boolean;
+    /** How an API token's scope applies (`x-token-scope`): ids checked one by one, or the whole operation refused. */
+    tokenScope: string;
 }
 
-function operations(doc: { paths: Record<string, Record<string, { 'x-permission'?: unknown; tags?: string[]; security?: unknown[] }>> }): Operation[] {
+function operations(doc: { paths: Record<string, Record<string, { 'x-permission'?: unknown; 'x-token-scope'?: unknown; tags?: string[]; security?: unknown[] }>> }): Operation[] {
     const ops: Operation[] = [];
     for (const [template, methods] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(methods)) {
@@ -37,7 +39,7 @@ function operations(doc: { paths: Record<string, Record<string, { 'x-permission'
             let path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(SAMPLE[name] ?? 'x'));
             // a long poll that passes waits for its timeout: the shortest there is
             path += template === '/v1/polling' ? '?timeout=1000' : '';
-            ops.push({ method: method.toUpperCase(), path, needsRight: !!op['x-permission'] && op['x-permission'] !== 'none' });
+            ops.push({ method: method.toUpperCase(), path, needsRight: !!op['x-permission'] && op['x-permission'] !== 'none', tokenScope: String(op['x-token-scope']) });
         }
     }
     return ops;
@@ -59,6 +61,11 @@ async function matrix(t: Test, send: Send): Promise<void> {
     const doc = (await send('/api-docs/openapi.json', { headers: basic('admin', 'iobroker') })).json;
     const ops = operations(doc);
     t.ok(ops.length > 100, `${ops.length} operations`);
+    // the administrator's own token, narrowed to ids that do not exist
+    const created = await send('/v1/tokens', { method: 'POST', headers: { ...basic('admin', 'iobroker'), 'Content-Type': 'application/json' }, raw: JSON.stringify({ name: 'matrix', scope: { read: ['nothing.*'], write: ['nothing.*'] } }) });
+    t.equal(created.status, 201, 'a scoped token');
+    const narrow = { Authorization: `Bearer ${created.json.token}` };
+    let adminSawHidden = 0;
     const call = (op: Operation, headers: Record<string, string>, address?: string) =>
         send(op.path, {
             method: op.method,
@@ -86,10 +93,18 @@ async function matrix(t: Test, send: Send): Promise<void> {
         }
         res = await call(op, basic('reader', 'secret'));
         t.notOk(res.text.includes(HIDDEN), `${name}: a user who may read and list never sees an id its ACL hides (${res.status})`);
+        res = await call(op, narrow);
+        t.not(res.status, 401, `${name}: a valid token authenticates`);
+        t.notOk(res.text.includes(HIDDEN), `${name}: the administrator's token, scoped to nothing.*, never sees what the administrator sees (${res.status})`);
+        if (op.tokenScope !== 'ids') {
+            t.same([res.status, res.json?.error], [403, 'permissionError'], `${name}: refused to a token whose scope does not name it (${op.tokenScope})`);
+        }
         res = await call(op, basic('admin', 'iobroker'));
         t.ok(res.status !== 401 && res.status !== 403, `${name}: admin passes (${res.status})`);
+        adminSawHidden += res.text.includes(HIDDEN) ? 1 : 0;
         t.notMatch(res.text, /\n\s+at .+:\d+:\d+/, `${name}: no stack trace`);
     }
+    t.ok(adminSawHidden > 3, `the administrator's login sees the hidden id in ${adminSawHidden} answers: the checks above can fail`);
     const name = await send('/name', {});
     t.equal(name.status, 200, '/name needs no credentials');
     const preflight = await send('/v1/state/x', {

@@ -28,7 +28,10 @@ t.test('declared fields typed by the query conventions, free fields kept', async
     t.same(parseJsonObject(schema, { id: 'a', count: '3', flag: 'yes', extra: [1] }), { id: 'a', count: 3, flag: true, extra: [1] });
     t.same(parseJsonObject(schema, { id: 'a', inner: { n: '2.5', more: true } }), { id: 'a', inner: { n: 2.5, more: true } });
     const closed = Type.Object({ a: Type.Number() }, { additionalProperties: false });
-    t.same(parseJsonObject(closed, { a: 1, b: 2 }), { a: 1 }, 'a closed schema keeps only its fields');
+    t.same(parseJsonObject(closed, { a: 1 }), { a: 1 }, 'a closed schema takes its own fields');
+    t.same(problems(() => parseJsonObject(closed, { a: 1, b: 2 })), ['b'], 'and names any other in a 422');
+    const nested = Type.Object({ outer: Type.Optional(closed) });
+    t.same(problems(() => parseJsonObject(nested, { outer: { a: 1, c: 3 } })), ['outer.c'], 'nested too, from the top');
 });
 
 t.test('problems name the field from the top of the body', async t => {
