@@ -17,6 +17,21 @@ export interface StateSample {
 
 const CHANNELS: Channel[] = ['polling', 'hook', 'sse'];
 
+let processRegistry: Registry | undefined;
+
+/**
+ * Memory, CPU, event-loop lag: the process's, however many instances it serves (inside web several,
+ * loaded and unloaded). Collected once per process and shared, because prom-client cannot stop its
+ * collectors again: one set per instance would leak a loop-delay monitor and a GC observer each time.
+ */
+function processMetrics(): Registry {
+    if (!processRegistry) {
+        processRegistry = new Registry();
+        collectDefaultMetrics({ register: processRegistry });
+    }
+    return processRegistry;
+}
+
 interface RouteSeries {
     requests: Counter.Internal;
     duration: Histogram.Internal<string>;
@@ -24,7 +39,8 @@ interface RouteSeries {
 
 /**
  * One prom-client registry per instance (inside web several instances share a process): request
- * counts and latencies by route template, the event core's counters, process metrics. Per-request
+ * counts and latencies by route template, the event core's counters; the process metrics beside it
+ * are shared (processMetrics). Per-request
  * work is one cached series lookup; everything else is read when Prometheus scrapes.
  */
 export class Metrics {
@@ -35,7 +51,6 @@ export class Metrics {
 
     constructor(sources: MetricsSources) {
         const registers = [this.registry];
-        collectDefaultMetrics({ register: this.registry });
         const labelNames = ['route', 'method', 'status'];
         this.requests = new Counter({ name: 'restapi_http_requests_total', help: 'HTTP requests answered, by route template, method and status class', labelNames, registers });
         this.duration = new Histogram({
@@ -104,11 +119,11 @@ export class Metrics {
     }
 
     /**
-     * The exposition text; `states`: the `iobroker_state` gauges of this scrape (what the caller may
+     * The exposition text (the process's metrics first, then this instance's); `states`: the `iobroker_state` gauges of this scrape (what the caller may
      * read), in a registry of their own so that concurrent scrapes of different users never mix.
      */
     async text(states: StateSample[] = [], omitted = 0): Promise<string> {
-        const main = await this.registry.metrics();
+        const main = (await processMetrics().metrics()) + (await this.registry.metrics());
         if (!states.length && !omitted) {
             return main;
         }

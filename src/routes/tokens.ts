@@ -11,6 +11,8 @@ import { Reply } from '../send';
 
 /** The longest lifetime one may ask for: ten years. */
 const MAX_DAYS = 3650;
+/** Tokens per user on one instance: one per integration is plenty; more would let one user fill the database. */
+export const MAX_TOKENS_PER_USER = 100;
 
 const time = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
@@ -49,7 +51,7 @@ export const createTokenRoute = defineRoute({
         scope: Type.Optional(ScopeSchema),
     }),
     responses: { '201': json(Type.Composite([TokenInfoSchema, Type.Object({ token: Type.String({ description: 'The secret: shown only here' }) })]), 'The new token') },
-    errors: [403],
+    errors: [403, 409],
     async handler({ body }, ctx) {
         assertPasswordLogin(ctx);
         const wanted = body as NewToken;
@@ -58,6 +60,9 @@ export const createTokenRoute = defineRoute({
         const unknown = wanted.scope ? unknownCommands(wanted.scope, served) : [];
         if (unknown.length) {
             throw paramsError(unknown.map(name => ({ param: 'scope.commands', problem: `unknown command ${name}` })), ['name', 'expiresInDays', 'scope']);
+        }
+        if ((await ctx.app.tokens.list(ctx.user)).length >= MAX_TOKENS_PER_USER) {
+            throw new HttpError('CONFLICT', `At most ${MAX_TOKENS_PER_USER} API tokens per user; revoke one first`);
         }
         return Reply.json(await ctx.app.tokens.create(ctx.user, wanted), 201);
     },

@@ -126,6 +126,24 @@ t.test('bad requests to /v1/tokens are 4xx with a JSON error', async t => {
     t.ok(res.status === 404 || res.status === 422, `an overlong id is refused (${res.status})`);
 });
 
+t.test('at most 100 tokens per user: then 409 until one is revoked', async t => {
+    await iob.createUser('collector', { state: { read: true } });
+    const login = basic('collector', 'secret');
+    let last: Created | undefined;
+    for (let i = 0; i < 100; i++) {
+        last = await createToken({ name: `t${i}` }, login);
+    }
+    let res = await iob.request('/v1/tokens', { method: 'POST', headers: login, body: { name: 'one too many' } });
+    t.same([res.status, res.json.error], [409, 'At most 100 API tokens per user; revoke one first']);
+    res = await iob.request('/v1/tokens', { method: 'POST', headers: ADMIN, body: { name: 'another user' } });
+    t.equal(res.status, 201, 'other users are not affected');
+    secrets.push(res.json.token);
+    t.equal((await iob.request(`/v1/tokens/${last!.id}`, { method: 'DELETE', headers: login })).status, 204);
+    res = await iob.request('/v1/tokens', { method: 'POST', headers: login, body: { name: 'room again' } });
+    t.equal(res.status, 201);
+    secrets.push(res.json.token);
+});
+
 t.test('read scope: single reads, the comma form, listings and objects', async t => {
     const { token } = await createToken({ name: 'reads', scope: { read: [`${IN}.*`] } });
     let res = await as(token, `/v1/state/${IN}.a`);

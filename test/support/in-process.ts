@@ -41,8 +41,11 @@ export interface InProcessApp {
 export interface InProcessHost {
     storage: Storage;
     adapter: ioBroker.Adapter;
-    /** An app with this instance config on the shared adapter; each has its own caches, sessions and limits. */
-    app(native?: Record<string, unknown>): Promise<InProcessApp>;
+    /**
+     * An app with this instance config on the shared adapter; each has its own caches, sessions and
+     * limits. `namespace`: serve as another instance (e.g. `rest-api.1`) on the same databases.
+     */
+    app(native?: Record<string, unknown>, namespace?: string): Promise<InProcessApp>;
     stop(): Promise<void>;
 }
 
@@ -85,9 +88,9 @@ export async function startInProcess(): Promise<InProcessHost> {
     return {
         storage,
         adapter,
-        async app(native = {}) {
+        async app(native = {}, namespace) {
             const config = normalizeConfig({ ...instance.native, bind: '127.0.0.1', ...native });
-            const { services, routes } = createServices({ adapter, config });
+            const { services, routes } = createServices({ adapter, config, namespace });
             const app = createApp(services, routes);
             const checker = checkerFor({ ...instance.native, ...native });
             apps.add(services);
