@@ -2,6 +2,7 @@ import { inScope, isAllowed } from './acl';
 import type { Command } from './command';
 import { HttpError } from './http-error';
 import { fromAdapterError } from './lib/adapter-errors';
+import { assertInWriteScope } from './lib/read-access';
 import { compiledFor, parseParams, type RawParams } from './parse-params';
 import { writingContext, type RequestContext } from './request-context';
 
@@ -30,13 +31,17 @@ export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bo
 /** An API token's check of the `id` a command acts on; a writing command may read what it may write. */
 function scopedContext(cmd: Command, params: Record<string, unknown>, ctx: RequestContext): RequestContext {
     const { id } = params;
-    if (typeof id === 'string') {
-        const allowed = cmd.effect === 'read' ? inScope(ctx.acl, 'read', id) : cmd.recursive?.(params as never) ? ctx.acl.token!.scope!.writeTree(id) : inScope(ctx.acl, 'write', id);
-        if (!allowed) {
+    if (typeof id !== 'string') {
+        return cmd.effect === 'write' ? writingContext(ctx) : ctx;
+    }
+    if (cmd.effect === 'read') {
+        if (!inScope(ctx.acl, 'read', id)) {
             throw new HttpError('FORBIDDEN', 'permissionError', { id });
         }
+        return ctx;
     }
-    return cmd.effect === 'write' ? writingContext(ctx) : ctx;
+    assertInWriteScope(ctx, id, { id }, !!cmd.recursive?.(params as never));
+    return writingContext(ctx);
 }
 
 /** Compiles every schema at start, so no request pays for it. */
