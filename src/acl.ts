@@ -65,9 +65,9 @@ export function aclFromGroups(user: string, groups: GroupObject[]): Acl {
     return acl;
 }
 
-/** Admin or a member of the administrator group: may see system secrets. */
+/** Admin or a member of the administrator group, not narrowed by a token scope: may see system secrets. */
 export function isAdministrator(acl: Acl): boolean {
-    return acl.user === ADMIN_USER || acl.groups.includes(ADMIN_GROUP);
+    return (acl.user === ADMIN_USER || acl.groups.includes(ADMIN_GROUP)) && !acl.token?.scope;
 }
 
 /** The administrator without a token scope: reads everything, so no per-id check is needed. */
@@ -75,10 +75,40 @@ export function seesAll(acl: Acl): boolean {
     return acl.user === ADMIN_USER && !acl.token?.scope;
 }
 
-/** Whether an API token's scope lets `id` be read or written; true without a scope. */
+/**
+ * Accounts and the API tokens themselves: no token writes them, scoped or not, so a leaked token can
+ * neither mint another login nor outlive its own revocation.
+ */
+const TOKEN_RECORD = /^rest-api\.\d+\.tokens\./;
+/** The ids whose subtree holds token-proof ones. */
+const TOKEN_PROOF_PARENT = /^(system(\.user|\.group)?|rest-api(\.\d+(\.tokens)?)?)$/;
+
+function tokenProof(id: string): boolean {
+    return id.startsWith('system.user.') || id.startsWith('system.group.') || TOKEN_RECORD.test(id);
+}
+
+/** Whether an API token's scope lets `id` be read or written; true for a login without a token. */
 export function inScope(acl: Acl, access: 'read' | 'write', id: string): boolean {
-    const scope = acl.token?.scope;
-    return !scope || scope[access](id);
+    const token = acl.token;
+    if (!token) {
+        return true;
+    }
+    if (access === 'write' && tokenProof(id)) {
+        return false;
+    }
+    return !token.scope || token.scope[access](id);
+}
+
+/** Whether an API token may delete `id` and everything below it: all inside its write patterns, nothing token-proof. */
+export function inScopeTree(acl: Acl, id: string): boolean {
+    const token = acl.token;
+    if (!token) {
+        return true;
+    }
+    if (tokenProof(id) || TOKEN_PROOF_PARENT.test(id)) {
+        return false;
+    }
+    return !token.scope || token.scope.writeTree(id);
 }
 
 export function isAllowed(acl: Acl, permission: Permission | null): boolean {

@@ -1,4 +1,5 @@
 import { inScope, isAllowed } from './acl';
+import type { CompiledScope } from './auth/scope';
 import type { Command } from './command';
 import { HttpError } from './http-error';
 import { fromAdapterError } from './lib/adapter-errors';
@@ -11,12 +12,12 @@ import { writingContext, type RequestContext } from './request-context';
  * promise when the handler does (reads served from the caches).
  */
 export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bodyKeys?: ReadonlySet<string>): unknown {
-    const scope = ctx.acl.token?.scope;
-    if (!isAllowed(ctx.acl, cmd.permission) || (scope && !scope.command(cmd.name))) {
+    const { token } = ctx.acl;
+    if (!isAllowed(ctx.acl, cmd.permission) || (token && !tokenMayCall(token.scope, cmd.name))) {
         throw new HttpError('FORBIDDEN', 'permissionError');
     }
     const params = parseParams(compiledFor(cmd.params), raw, bodyKeys);
-    if (scope) {
+    if (token) {
         ctx = scopedContext(cmd, params, ctx);
     }
     let answer: unknown;
@@ -26,6 +27,13 @@ export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bo
         throw fromAdapterError(err);
     }
     return answer instanceof Promise ? answer.catch(err => Promise.reject(fromAdapterError(err))) : answer;
+}
+
+/** Commands that manage logins: an API token must not create another way in, nor outlive its revocation. */
+const ACCOUNT_COMMANDS = new Set(['addUser', 'delUser', 'addGroup', 'delGroup', 'changePassword', 'updateTokenExpiration']);
+
+function tokenMayCall(scope: CompiledScope | undefined, name: string): boolean {
+    return !ACCOUNT_COMMANDS.has(name) && (!scope || scope.command(name));
 }
 
 /** An API token's check of the `id` a command acts on; a writing command may read what it may write. */

@@ -1,16 +1,18 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Value } from '@sinclair/typebox/value';
 import type { Acl, AclCache } from '../acl';
 import { HttpError } from '../http-error';
 import type { CoherentCache } from '../lib/coherent-cache';
 import type { StoragePort } from '../storage/port';
 import type { BruteForceGuard } from './brute-force';
-import { compileScope, type CompiledScope, type TokenScope } from './scope';
+import { compileScope, ScopeSchema, type CompiledScope, type TokenScope } from './scope';
 
 /*
  * Long-lived API tokens, each for one user and optionally narrowed by a scope. Only a SHA-256 hash of
  * the secret is kept, in a `config` object of the instance that issued it; the token names that
  * object, so every instance on the same database verifies it, and a revoke is seen at once through
- * the coherent object cache.
+ * the coherent object cache. Each record is sealed with an HMAC keyed by the system secret: a user
+ * who may write objects cannot forge a record for another user or widen a scope.
  */
 
 /** `restapi_<instance>_<id>_<secret>`: recognisable in a leak scan, and never an OAuth token (40 hex). */
@@ -35,7 +37,11 @@ interface StoredToken {
     created: number;
     expires: number | null;
     lastUsed: number | null;
+    /** HMAC over everything above but `lastUsed`, with a key from the system secret. */
+    seal: string;
 }
+
+const TOKEN_OBJECT = /^[^.]+\.\d+\.tokens\.[A-Za-z0-9]{16}$/;
 
 /** What the owner and administrators see of a token: never its secret or hash. */
 export interface TokenInfo {
@@ -57,12 +63,24 @@ function hashOf(secret: string): Buffer {
     return createHash('sha256').update(secret).digest();
 }
 
+/** The record of a token object, when it has the shape of one (anything else is no token). */
 function stored(obj: ioBroker.Object | null | undefined): StoredToken | undefined {
     const native = obj?.native as Partial<StoredToken> | undefined;
-    return native?.apiToken === true && typeof native.hash === 'string' && typeof native.user === 'string' ? (native as StoredToken) : undefined;
+    const valid =
+        native?.apiToken === true &&
+        typeof native.hash === 'string' &&
+        /^[0-9a-f]{64}$/.test(native.hash) &&
+        typeof native.user === 'string' &&
+        native.user.startsWith('system.user.') &&
+        typeof native.name === 'string' &&
+        typeof native.created === 'number' &&
+        (native.expires === null || typeof native.expires === 'number') &&
+        typeof native.seal === 'string' &&
+        (native.scope === undefined || Value.Check(ScopeSchema, native.scope));
+    return valid ? (native as StoredToken) : undefined;
 }
 
-function info(id: string, token: StoredToken): TokenInfo {
+function info(id: string, token: Omit<StoredToken, 'seal'>): TokenInfo {
     return { id, name: token.name, user: token.user, scope: token.scope ?? null, created: token.created, expires: token.expires, lastUsed: token.lastUsed };
 }
 
@@ -77,20 +95,24 @@ export class ApiTokens {
     private readonly compiled = new WeakMap<object, CompiledScope>();
     private readonly lastWrites = new Map<string, number>();
     private readonly instance: string;
+    private sealKey: Promise<Buffer> | null = null;
+
+    private readonly adapterName: string;
 
     constructor(
         private readonly storage: StoragePort,
-        private readonly namespace: string,
+        namespace: string,
         private readonly objects: CoherentCache<ioBroker.Object>,
         private readonly acls: AclCache,
         private readonly guard: BruteForceGuard,
         private readonly now: () => number = Date.now,
     ) {
         this.instance = namespace.slice(namespace.lastIndexOf('.') + 1);
+        this.adapterName = namespace.slice(0, namespace.lastIndexOf('.'));
     }
 
     private objectId(id: string, instance = this.instance): string {
-        return `${this.namespace.slice(0, this.namespace.lastIndexOf('.'))}.${instance}.tokens.${id}`;
+        return `${this.adapterName}.${instance}.tokens.${id}`;
     }
 
     /** Creates a token for `user`; the secret is in the answer and nowhere else. */
@@ -98,8 +120,8 @@ export class ApiTokens {
         const id = newId();
         const secret = randomBytes(32).toString('base64url');
         const created = this.now();
-        const token: StoredToken = {
-            apiToken: true,
+        const record = {
+            apiToken: true as const,
             hash: hashOf(secret).toString('hex'),
             user,
             name,
@@ -108,6 +130,7 @@ export class ApiTokens {
             expires: expiresInDays ? created + expiresInDays * DAY_MS : null,
             lastUsed: null,
         };
+        const token: StoredToken = { ...record, seal: await this.seal(this.objectId(id), record) };
         await this.storage.setForeignObjectAsync(this.objectId(id), {
             type: 'config',
             common: { name: `API token ${name}` },
@@ -121,77 +144,88 @@ export class ApiTokens {
     /** This instance's tokens, of one user or (undefined) of everyone, oldest first. */
     async list(user?: string): Promise<TokenInfo[]> {
         const prefix = this.objectId('');
-        const objects = (await this.storage.getForeignObjectsAsync(`${prefix}*`, 'config')) ?? {};
-        return Object.values(objects)
-            .map(obj => [obj._id.slice(prefix.length), stored(obj)] as const)
-            .filter((entry): entry is readonly [string, StoredToken] => !!entry[1] && (user === undefined || entry[1].user === user))
-            .map(([id, token]) => info(id, token))
+        return (await this.records(`${prefix}*`))
+            .filter(([, token]) => user === undefined || token.user === user)
+            .map(([objectId, token]) => info(objectId.slice(prefix.length), token))
             .sort((a, b) => a.created - b.created);
     }
 
-    /** Deletes a token of this instance; `user` undefined: any user's (administrators). False when there is none to delete. */
-    async revoke(id: string, user?: string): Promise<boolean> {
+    /** Token records by object id under `pattern` (every instance's with `<adapter>.*`). */
+    private async records(pattern: string): Promise<Array<[string, StoredToken]>> {
+        const objects = (await this.storage.getForeignObjectsAsync(pattern, 'config')) ?? {};
+        return Object.values(objects)
+            .filter(obj => TOKEN_OBJECT.test(obj._id))
+            .map(obj => [obj._id, stored(obj)] as [string, StoredToken | undefined])
+            .filter((entry): entry is [string, StoredToken] => !!entry[1]);
+    }
+
+    /**
+     * Deletes a token of this instance; `user` undefined: any user's (administrators). Answers whose
+     * it was (its owner, for dropping its hooks), or undefined when there is none to delete.
+     */
+    async revoke(id: string, user?: string): Promise<{ ref: string; user: string } | undefined> {
         if (!/^[A-Za-z0-9]{16}$/.test(id)) {
-            return false;
+            return undefined;
         }
-        const objectId = this.objectId(id);
-        const token = stored(await this.storage.getForeignObjectAsync(objectId));
+        const ref = this.objectId(id);
+        const token = stored(await this.storage.getForeignObjectAsync(ref));
         if (!token || (user !== undefined && token.user !== user)) {
-            return false;
+            return undefined;
         }
-        await this.storage.delForeignObjectAsync(objectId);
-        return true;
+        await this.storage.delForeignObjectAsync(ref);
+        return { ref, user: token.user };
     }
 
-    /** Deletes every token of a user (the user was deleted); a new user of the same name must not inherit them. */
+    /** Deletes every token of a user on every instance (the user was deleted): a new user of that name must not inherit them. */
     async revokeUser(user: string): Promise<void> {
-        for (const token of await this.list(user)) {
-            await this.storage.delForeignObjectAsync(this.objectId(token.id)).catch(() => undefined);
+        for (const [ref, token] of await this.records(`${this.adapterName}.*`)) {
+            if (token.user === user) {
+                await this.storage.delForeignObjectAsync(ref).catch(() => undefined);
+            }
         }
     }
 
-    /** Deletes the tokens whose user is gone (deleted while no instance was running). */
+    /** Deletes the tokens, of every instance, whose user is gone (deleted while no instance was running). */
     async sweep(): Promise<void> {
         const users = new Set(Object.keys((await this.storage.getForeignObjectsAsync('system.user.*', 'user')) ?? {}));
-        for (const token of await this.list()) {
+        for (const [ref, token] of await this.records(`${this.adapterName}.*`)) {
             if (!users.has(token.user)) {
-                await this.storage.delForeignObjectAsync(this.objectId(token.id)).catch(() => undefined);
+                await this.storage.delForeignObjectAsync(ref).catch(() => undefined);
             }
         }
     }
 
     /**
      * The rights a request with `text` runs with: its user's ACL narrowed by its scope. 401 for an
-     * unknown, revoked, expired or disabled one; wrong secrets are damped per address like passwords (429).
+     * unknown, revoked, expired or disabled one. Wrong tokens are damped per address like passwords
+     * (429 while locked); a valid token is never held up by someone else's failures at that address.
      */
     async verify(text: string, address: string): Promise<Acl> {
-        this.guard.assertAllowed(address, GUARD_NAME);
         const match = TOKEN_FORMAT.exec(text);
         const ref = match ? this.objectId(match[2], match[1]) : '';
-        const obj = match ? await this.objects.get(ref) : null;
-        const token = stored(obj);
-        const hash = match && hashOf(match[3]);
-        if (!token || !hash || !timingSafeEqual(hash, Buffer.from(token.hash.padEnd(64, '0').slice(0, 64), 'hex'))) {
+        const token = match ? stored(await this.objects.get(ref).catch(() => null)) : undefined;
+        if (!match || !token || !timingSafeEqual(hashOf(match[3]), Buffer.from(token.hash, 'hex'))) {
+            this.guard.assertAllowed(address, GUARD_NAME);
             this.guard.failed(address, GUARD_NAME);
             throw new HttpError('UNAUTHORIZED', 'Invalid API token');
         }
         const acl = await this.aclOf(ref);
         if (!acl) {
-            throw new HttpError('UNAUTHORIZED', 'API token expired or its user disabled');
+            throw new HttpError('UNAUTHORIZED', 'API token expired, revoked or its user disabled');
         }
         this.touch(ref, token);
         return acl;
     }
 
-    /** The rights of a token now, by its object id; null when it is revoked, expired, or its user gone or disabled. */
+    /** The rights of a token now, by its object id; null when it is revoked, expired, unsealed, or its user gone or disabled. */
     async aclOf(ref: string): Promise<Acl | null> {
         const obj = await this.objects.get(ref).catch(() => null);
         const token = stored(obj);
-        if (!obj || !token || (token.expires !== null && token.expires <= this.now())) {
+        if (!obj || !token || (token.expires !== null && token.expires <= this.now()) || !(await this.sealed(ref, token))) {
             return null;
         }
         const user = await this.objects.get(token.user).catch(() => null);
-        if (user?.type !== 'user' || (user.common as { enabled?: boolean }).enabled === false) {
+        if (user?.type !== 'user' || (user.common as { enabled?: boolean } | undefined)?.enabled === false) {
             return null;
         }
         let scope = this.compiled.get(obj);
@@ -201,6 +235,30 @@ export class ApiTokens {
         }
         const id = ref.slice(ref.lastIndexOf('.') + 1);
         return { ...(await this.acls.get(token.user)), token: { id, ref, ...(scope ? { scope } : {}) } };
+    }
+
+    private async seal(ref: string, { hash, user, name, scope, created, expires }: Omit<StoredToken, 'seal'>): Promise<string> {
+        const text = JSON.stringify([ref, hash, user, name, scope ?? null, created, expires]);
+        return createHmac('sha256', await this.key()).update(text).digest('hex');
+    }
+
+    private async sealed(ref: string, token: StoredToken): Promise<boolean> {
+        const expected = Buffer.from(await this.seal(ref, token), 'hex');
+        const given = Buffer.from(token.seal, 'hex');
+        return given.length === expected.length && timingSafeEqual(given, expected);
+    }
+
+    /** A key only the adapter (and administrators) can derive: every instance on the database shares the system secret. */
+    private key(): Promise<Buffer> {
+        this.sealKey ??= this.storage.getForeignObjectAsync('system.config').then(config => {
+            const secret = (config?.native as { secret?: unknown } | undefined)?.secret;
+            if (typeof secret !== 'string' || !secret) {
+                throw new HttpError('UNAVAILABLE', 'The system has no secret to seal API tokens with');
+            }
+            return createHmac('sha256', secret).update('rest-api API tokens').digest();
+        });
+        this.sealKey.catch(() => (this.sealKey = null));
+        return this.sealKey;
     }
 
     private touch(ref: string, token: StoredToken): void {

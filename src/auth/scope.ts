@@ -70,3 +70,28 @@ export function writingScope(scope: CompiledScope): CompiledScope {
 export function unknownCommands(scope: TokenScope, served: (name: string) => boolean): string[] {
     return (scope.commands ?? []).filter(name => !served(name));
 }
+
+type Narrowable = { common?: { members?: unknown }; enums?: Record<string, unknown> } | null | undefined;
+
+/**
+ * What a scoped token sees of an object: an enum's members and a listing's `enums` map keep only ids
+ * inside its read patterns (ids alone reveal a house). The object itself when nothing is outside.
+ */
+export function narrowObject<T>(scope: CompiledScope, obj: T): T {
+    const given = obj as Narrowable;
+    const members = given?.common?.members;
+    const enums = given?.enums;
+    const cutMembers = Array.isArray(members) && members.some(m => typeof m !== 'string' || !scope.read(m));
+    const cutEnums = !!enums && typeof enums === 'object' && Object.keys(enums).some(id => !scope.read(id));
+    if (!given || (!cutMembers && !cutEnums)) {
+        return obj;
+    }
+    const copy: Record<string, unknown> = { ...given };
+    if (cutMembers) {
+        copy.common = { ...given.common, members: (members as unknown[]).filter(m => typeof m === 'string' && scope.read(m)) };
+    }
+    if (cutEnums) {
+        copy.enums = Object.fromEntries(Object.entries(enums!).filter(([id]) => scope.read(id)));
+    }
+    return copy as T;
+}

@@ -1,4 +1,5 @@
 import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../acl';
+import { narrowObject } from '../auth/scope';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../lib/change-feed';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
@@ -75,8 +76,10 @@ export class EventAccess {
             return false;
         }
         if (kind === 'object') {
-            // the event carries the object; a deletion (null) is shown like js-controller shows a missing object
-            return mayReadObject(acl, id, value as { acl?: ObjectAcl } | null);
+            // the event carries the object; a deletion (null) is shown like js-controller shows a missing object.
+            // One text goes to every receiver: an enum naming ids outside a token's scope is not sent to it at all
+            const scope = acl.token?.scope;
+            return mayReadObject(acl, id, value as { acl?: ObjectAcl } | null) && (!scope || narrowObject(scope, value) === value);
         }
         // the rule of a single read, with the object's ACL as it is now: an ACL change applies to the next event
         const objectAcl = await this.objectAcl(id);

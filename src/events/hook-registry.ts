@@ -85,6 +85,13 @@ export class HookRegistry {
         this.saveSoon();
     }
 
+    /** Drops every hook of one owner, e.g. a revoked API token's (src/auth/owner.ts). */
+    async dropOwner(owner: string): Promise<void> {
+        for (const hook of [...this.hooks.values()].filter(h => h.user === owner)) {
+            await this.drop(hook);
+        }
+    }
+
     async restore(): Promise<void> {
         for (const stored of await this.store.load()) {
             const hook = this.create(stored.user, stored.url, stored.method, stored.secret);

@@ -1,4 +1,5 @@
 import { inScope, mayReadObject, mayReadState, seesAll } from '../acl';
+import { narrowObject } from '../auth/scope';
 import type { RequestContext } from '../request-context';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import { isPattern } from './pattern';
@@ -18,6 +19,12 @@ function assertMayRead(ctx: RequestContext, kind: 'state' | 'object', id: string
     }
 }
 
+/** An object as the caller may see it: a scoped token's view of enum members narrowed to its patterns. */
+function seen<T extends ioBroker.Object | null | undefined>(ctx: RequestContext, obj: T): T {
+    const scope = ctx.acl.token?.scope;
+    return scope && obj ? narrowObject(scope, obj) : obj;
+}
+
 /** A token's read patterns, checked before anything is read (a pattern id, too, must lie inside them). */
 function assertInReadScope(ctx: RequestContext, id: string, context: Record<string, unknown>): void {
     if (!inScope(ctx.acl, 'read', id)) {
@@ -30,11 +37,13 @@ export function peekObject(ctx: RequestContext, id: string, context: Record<stri
     if (uncachable(ctx, id)) {
         return undefined;
     }
+    // before the cache is asked: whether an id outside a token's scope exists is not the token's to learn
+    assertInReadScope(ctx, id, context);
     const obj = ctx.app.objectCache.peek(id);
     if (obj) {
         assertMayRead(ctx, 'object', id, obj, context);
     }
-    return obj;
+    return seen(ctx, obj);
 }
 
 /** `readState` without waiting: the state (null: none), or undefined when the caches cannot answer now. */
@@ -64,7 +73,7 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
             // js-controller 7.2.3's getForeignObject hands the caller to its objects DB in the wrong place: nothing is checked
             assertMayRead(ctx, 'object', id, obj, context);
         }
-        return obj;
+        return seen(ctx, obj);
     }
     const hit = peekObject(ctx, id, context);
     if (hit !== undefined) {
@@ -74,7 +83,7 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
     if (obj) {
         assertMayRead(ctx, 'object', id, obj, context);
     }
-    return obj;
+    return seen(ctx, obj);
 }
 
 /**

@@ -193,9 +193,9 @@ function itemsOf(from: Record<string, unknown>, ids: string[], fields: string[] 
     return items;
 }
 
-/** A walk belongs to the caller who began it: what is listed, by whom, with which rule. */
+/** A walk belongs to the caller who began it: what is listed, by whom (an API token apart from its user's login), with which rule. */
 function callerWalk(ctx: RequestContext, walkKey: string): string {
-    return `${walkKey}\n${ctx.user}\n${ctx.ownerOnly}`;
+    return `${walkKey}\n${ctx.owner}\n${ctx.ownerOnly}`;
 }
 
 /** For listing commands: the page their parsed `limit`/`cursor`/`fields` ask for, or everything. */

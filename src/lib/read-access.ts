@@ -1,4 +1,5 @@
-import { inScope, seesAll, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../acl';
+import { inScope, inScopeTree, seesAll, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../acl';
+import { narrowObject } from '../auth/scope';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { adapterCall } from './adapter-errors';
@@ -32,10 +33,11 @@ export function visibleObjects<T extends Guarded>(ctx: RequestContext, objects: 
     if (!access) {
         return objects;
     }
+    const scope = ctx.acl.token?.scope;
     const visible: Record<string, T> = {};
     for (const [id, obj] of Object.entries(objects)) {
         if (access.object(id, obj)) {
-            visible[id] = obj;
+            visible[id] = scope ? narrowObject(scope, obj) : obj;
         }
     }
     return visible;
@@ -53,7 +55,8 @@ export async function visibleRows<R extends { id: string; value?: unknown }>(ctx
         // a view that answers something else than the object (e.g. custom settings): look it up
         const obj = value && typeof value === 'object' && 'common' in value ? value : await objectOf(ctx, row.id);
         if (access.object(row.id, obj)) {
-            visible.push(row);
+            const scope = ctx.acl.token?.scope;
+            visible.push(scope && row.value ? { ...row, value: narrowObject(scope, row.value) } : row);
         }
     }
     return visible;
@@ -108,10 +111,9 @@ export async function visibleStates<T>(ctx: RequestContext, states: Record<strin
     return visible;
 }
 
-/** Throws 403 when an API token's write patterns leave `id` out (`tree`: a recursive delete, all below it too). */
+/** Throws 403 when an API token may not write `id` (`tree`: a recursive delete, all below it too). */
 export function assertInWriteScope(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }, tree = false): void {
-    const scope = ctx.acl.token?.scope;
-    if (scope && !(tree ? scope.writeTree(id) : inScope(ctx.acl, 'write', id))) {
+    if (!(tree ? inScopeTree(ctx.acl, id) : inScope(ctx.acl, 'write', id))) {
         throw new HttpError('FORBIDDEN', 'permissionError', context);
     }
 }

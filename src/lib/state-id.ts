@@ -51,6 +51,10 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
         }
         throw new HttpError('NOT_FOUND', 'ID not found', { id: idOrName });
     }
+    if (!inScope(ctx.acl, 'read', byName)) {
+        // a name must not reveal the id behind it to a token whose scope leaves that id out
+        throw new HttpError('FORBIDDEN', 'permissionError', { id: idOrName });
+    }
     const named = await readObject(ctx, byName).catch(() => null);
     return { id: byName, obj: named ?? null };
 }

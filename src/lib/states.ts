@@ -76,6 +76,10 @@ export async function writeState(
 
 export async function toggleState(ctx: RequestContext, resolved: ResolvedState, timeoutMs: number): Promise<Record<string, unknown>> {
     const { id, obj } = resolved;
+    if (!inScope(ctx.acl, 'write', id)) {
+        // before the current value is read: its existence and type are not the token's to learn
+        throw new HttpError('FORBIDDEN', 'permissionError', { id });
+    }
     const current = await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id });
     if (!current) {
         throw new HttpError('NOT_FOUND', 'State not initiated', { id });

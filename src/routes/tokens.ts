@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isAdministrator } from '../acl';
 import type { NewToken } from '../auth/api-tokens';
+import { ownerOf } from '../auth/owner';
 import { ScopeSchema, unknownCommands } from '../auth/scope';
 import { HttpError } from '../http-error';
 import { paramsError } from '../parse-params';
@@ -93,9 +94,12 @@ export const revokeTokenRoute = defineRoute({
     errors: [403, 404],
     async handler({ params }, ctx) {
         assertPasswordLogin(ctx);
-        if (!(await ctx.app.tokens.revoke(params.tokenId, isAdministrator(ctx.acl) ? undefined : ctx.user))) {
+        const revoked = await ctx.app.tokens.revoke(params.tokenId, isAdministrator(ctx.acl) ? undefined : ctx.user);
+        if (!revoked) {
             throw new HttpError('NOT_FOUND', 'API token not found', { tokenId: params.tokenId });
         }
+        // its events stop at once anyway (each delivery checks the token); its hooks need not linger
+        await ctx.app.hooks.dropOwner(ownerOf({ user: revoked.user, token: { id: params.tokenId, ref: revoked.ref } }));
         return Reply.noContent();
     },
 });

@@ -357,20 +357,108 @@ t.test('wrong tokens are damped per address like passwords; never logged', async
     }
     t.same(statuses.slice(0, 4), [401, 401, 401, 401]);
     t.equal(statuses.at(-1), 429, 'then locked');
-    const locked = await rawRequest(url, { headers: bearer(good.token), localAddress: '127.0.0.77' });
-    t.equal(locked.status, 429, 'the guessing address waits even with a right token');
+    const locked = await rawRequest(url, { headers: bearer(forged), localAddress: '127.0.0.77' });
+    t.equal(locked.status, 429, 'the guessing address keeps getting 429 for wrong tokens');
     t.ok(Number(locked.headers['retry-after']) > 0);
-    const elsewhere = await rawRequest(url, { headers: bearer(good.token), localAddress: '127.0.0.78' });
-    t.equal(elsewhere.status, 200, 'another address is not locked out');
+    t.notOk(locked.text.includes(forged));
+    // a forgotten script behind the same proxy must not lock out every integration there: a right token passes
+    const right = await rawRequest(url, { headers: bearer(good.token), localAddress: '127.0.0.77' });
+    t.equal(right.status, 200, 'a valid token from that address still works');
+    const elsewhere = await rawRequest(url, { headers: bearer(forged), localAddress: '127.0.0.78' });
+    t.equal(elsewhere.status, 401, 'another address is not locked');
     const password = await rawRequest(url, { headers: ADMIN, localAddress: '127.0.0.77' });
     t.equal(password.status, 200, 'password logins from that address are a separate account of failures');
-    t.notOk(locked.text.includes(good.token));
 
     const logs = iob.logs();
     t.ok(logs.length > 0, 'the adapter logged');
     for (const secret of secrets) {
         t.notOk(logs.includes(secret.split('_').slice(3).join('_')), 'no token secret in the log');
     }
+});
+
+t.test('a record written by a user who may write objects is no token: forging one fails', async t => {
+    await iob.createUser('forger', { object: { read: true, list: true, write: true, create: true }, state: { read: true } });
+    const secret = 'A'.repeat(43);
+    const id = 'Forged0000000000';
+    const record = {
+        type: 'config',
+        common: { name: 'API token forged' },
+        native: { apiToken: true, hash: createHash('sha256').update(secret).digest('hex'), user: 'system.user.admin', name: 'forged', created: Date.now(), expires: null, lastUsed: null, seal: '00'.repeat(32) },
+    };
+    const put = await iob.request(`/v1/object/rest-api.0.tokens.${id}`, { method: 'POST', headers: basic('forger', 'secret'), body: record });
+    t.comment(`the forger's own write: ${put.status}`);
+    // written straight into the database as well: the seal, not the ACL, is what refuses it
+    await iob.storage.objects.setObjectAsync(`rest-api.0.tokens.${id}`, { _id: `rest-api.0.tokens.${id}`, ...record });
+    const res = await as(`restapi_0_${id}_${secret}`, `/v1/state/${OUT}.a`);
+    t.same([res.status, res.json.error], [401, 'API token expired, revoked or its user disabled'], 'an unsealed record is refused');
+
+    const real = await createToken({ name: 'to widen', scope: { read: [`${IN}.*`] } });
+    const ref = `rest-api.0.tokens.${real.id}`;
+    const obj = await iob.storage.objects.getObjectAsync(ref);
+    obj.native.scope = { read: ['*'] };
+    await iob.storage.objects.setObjectAsync(ref, obj);
+    t.ok(await until(async () => (await as(real.token, `/v1/state/${IN}.a`)).status === 401, 2000), 'a widened scope breaks the seal: refused');
+});
+
+t.test('no token may manage logins or tokens, scoped or not', async t => {
+    const full = await createToken({ name: 'unscoped admin' });
+    let res = await as(full.token, '/v1/command/changePassword', { method: 'POST', body: { user: 'admin', pass: 'taken-over' } });
+    t.equal(res.status, 403, 'changePassword');
+    res = await as(full.token, '/v1/command/addUser', { method: 'POST', body: { user: 'backdoor', pass: 'x' } });
+    t.equal(res.status, 403, 'addUser');
+    res = await as(full.token, '/v1/object/system.user.admin', { method: 'PUT', body: { common: { enabled: true } } });
+    t.equal(res.status, 403, 'a user object');
+    res = await as(full.token, `/v1/object/rest-api.0.tokens.${full.id}`, { method: 'PUT', body: { native: { expires: null } } });
+    t.equal(res.status, 403, 'a token record');
+    res = await as(full.token, '/v1/command/delObjects?id=rest-api.0');
+    t.equal(res.status, 403, 'a recursive delete over the token records');
+    res = await as(full.token, '/v1/command/setObject', { method: 'POST', body: { id: 'system.group.user', obj: { type: 'group', common: { name: 'x', members: [] }, native: {} } } });
+    t.equal(res.status, 403, 'a group object');
+    t.equal((await iob.request('/v1/state/system.adapter.rest-api.0.alive', { headers: ADMIN })).status, 200, 'the password still works');
+    t.ok(await iob.storage.objects.getObjectAsync(`rest-api.0.tokens.${full.id}`), 'the token record is untouched');
+    res = await as(full.token, `/v1/state/${IN}.a`);
+    t.equal(res.status, 200, 'everything else with the user\'s full rights');
+});
+
+t.test('names, missing ids, enums and the system secret do not leak past a scope', async t => {
+    await iob.storage.objects.extendObjectAsync(`${OUT}.a`, { common: { name: 'Outside thing' } });
+    await iob.storage.objects.setObjectAsync('enum.rooms.kitchen', {
+        _id: 'enum.rooms.kitchen',
+        type: 'enum',
+        common: { name: 'Kitchen', members: [`${IN}.a`, `${OUT}.a`] },
+        native: {},
+    });
+    await iob.storage.objects.setObjectAsync('enum.functions.light', { _id: 'enum.functions.light', type: 'enum', common: { name: 'Light', members: [`${IN}.a`] }, native: {} });
+    const { token } = await createToken({ name: 'leaks', scope: { read: [`${IN}.*`, 'enum.rooms.*'], commands: ['getObject', 'getCompactSystemConfig'] } });
+    let res = await as(token, '/v1/state/Outside%20thing');
+    t.equal(res.status, 403, 'a name of an id outside');
+    t.notOk(res.text.includes(OUT), 'without naming that id');
+    res = await as(token, '/v1/object/scope.0.out.nothing');
+    t.equal(res.status, 403, 'a missing id outside is 403, like an existing one');
+    res = await as(token, '/v1/object/enum.rooms.kitchen');
+    t.same(res.json.common.members, [`${IN}.a`], 'enum members outside the scope are left out');
+    res = await as(token, '/v1/command/getObject?id=enum.rooms.kitchen');
+    t.same(res.json.result?.common.members ?? res.json.common?.members, [`${IN}.a`], 'also through a command');
+    res = await as(token, '/v1/objects?filter=enum.rooms.*&type=enum');
+    t.same(res.json['enum.rooms.kitchen'].common.members, [`${IN}.a`], 'and in listings');
+    res = await as(token, `/v1/objects?filter=${IN}.*&type=state`);
+    t.same(Object.keys(res.json[`${IN}.a`].enums ?? {}), ['enum.rooms.kitchen'], 'a listing\'s enums map keeps only enums inside');
+    const adminList = await iob.request(`/v1/objects?filter=${IN}.*&type=state`, { headers: ADMIN });
+    t.same(Object.keys(adminList.json[`${IN}.a`].enums).sort(), ['enum.functions.light', 'enum.rooms.kitchen'], 'where the login sees both');
+    res = await as(token, '/v1/command/getCompactSystemConfig');
+    t.equal(res.status, 200);
+    t.notOk(res.json.result?.native?.secret, 'a scoped administrator token is no administrator for the system secret');
+    const admin = await iob.request('/v1/command/getCompactSystemConfig', { headers: ADMIN });
+    t.ok(admin.json.result.native.secret, 'the administrator login gets it');
+});
+
+t.test('a revoke drops the token\'s URL hooks', async t => {
+    const created = await createToken({ name: 'hooked', scope: { read: [`${IN}.*`] } });
+    let res = await as(created.token, `/v1/state/${IN}.b/subscribe?url=${encodeURIComponent(hooks.url + '/revoked')}`, { method: 'POST' });
+    t.equal(res.status, 200);
+    res = await iob.request(`/v1/tokens/${created.id}`, { method: 'DELETE', headers: ADMIN });
+    t.equal(res.status, 204);
+    t.ok(await until(async () => !String((await iob.storage.states.getStateAsync('rest-api.0.hooks'))?.val ?? '').includes('/revoked')), 'gone from the stored hooks');
 });
 
 t.test('tokens survive a restart; switched off they are refused and /v1/tokens is gone', async t => {
