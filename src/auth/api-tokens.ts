@@ -93,6 +93,8 @@ export interface NewToken {
 export class ApiTokens {
     /** Scopes compiled once per version of a token object (a change makes a new object). */
     private readonly compiled = new WeakMap<object, CompiledScope>();
+    /** Object versions whose seal was checked: one HMAC per version, not per request. */
+    private readonly checked = new WeakMap<object, boolean>();
     private readonly lastWrites = new Map<string, number>();
     private readonly instance: string;
     private sealKey: Promise<Buffer> | null = null;
@@ -221,7 +223,15 @@ export class ApiTokens {
     async aclOf(ref: string): Promise<Acl | null> {
         const obj = await this.objects.get(ref).catch(() => null);
         const token = stored(obj);
-        if (!obj || !token || (token.expires !== null && token.expires <= this.now()) || !(await this.sealed(ref, token))) {
+        if (!obj || !token || (token.expires !== null && token.expires <= this.now())) {
+            return null;
+        }
+        let sealed = this.checked.get(obj);
+        if (sealed === undefined) {
+            sealed = await this.sealed(ref, token);
+            this.checked.set(obj, sealed);
+        }
+        if (!sealed) {
             return null;
         }
         const user = await this.objects.get(token.user).catch(() => null);
