@@ -1,11 +1,13 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Value } from '@sinclair/typebox/value';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Acl, AclCache } from '../acl';
 import { HttpError } from '../http-error';
 import type { CoherentCache } from '../lib/coherent-cache';
 import type { StoragePort } from '../storage/port';
 import type { BruteForceGuard } from './brute-force';
-import { compileScope, ScopeSchema, type CompiledScope, type TokenScope } from './scope';
+import { compileScope, type CompiledScope, type TokenScope } from './scope';
+import { hashOf, info, sealMatches, sealOf, stored, TOKEN_OBJECT, type StoredToken, type TokenInfo } from './token-records';
+
+export type { TokenInfo } from './token-records';
 
 /*
  * Long-lived API tokens, each for one user and optionally narrowed by a scope. Only a SHA-256 hash of
@@ -28,60 +30,9 @@ export function isApiToken(text: string): boolean {
     return text.startsWith('restapi_');
 }
 
-interface StoredToken {
-    apiToken: true;
-    hash: string;
-    user: string;
-    name: string;
-    scope?: TokenScope;
-    created: number;
-    expires: number | null;
-    lastUsed: number | null;
-    /** HMAC over everything above but `lastUsed`, with a key from the system secret. */
-    seal: string;
-}
-
-const TOKEN_OBJECT = /^[^.]+\.\d+\.tokens\.[A-Za-z0-9]{16}$/;
-
-/** What the owner and administrators see of a token: never its secret or hash. */
-export interface TokenInfo {
-    id: string;
-    name: string;
-    user: string;
-    scope: TokenScope | null;
-    created: number;
-    expires: number | null;
-    lastUsed: number | null;
-}
-
 function newId(): string {
     const bytes = randomBytes(16);
     return Array.from(bytes, b => ID_ALPHABET[b % ID_ALPHABET.length]).join('');
-}
-
-function hashOf(secret: string): Buffer {
-    return createHash('sha256').update(secret).digest();
-}
-
-/** The record of a token object, when it has the shape of one (anything else is no token). */
-function stored(obj: ioBroker.Object | null | undefined): StoredToken | undefined {
-    const native = obj?.native as Partial<StoredToken> | undefined;
-    const valid =
-        native?.apiToken === true &&
-        typeof native.hash === 'string' &&
-        /^[0-9a-f]{64}$/.test(native.hash) &&
-        typeof native.user === 'string' &&
-        native.user.startsWith('system.user.') &&
-        typeof native.name === 'string' &&
-        typeof native.created === 'number' &&
-        (native.expires === null || typeof native.expires === 'number') &&
-        typeof native.seal === 'string' &&
-        (native.scope === undefined || Value.Check(ScopeSchema, native.scope));
-    return valid ? (native as StoredToken) : undefined;
-}
-
-function info(id: string, token: Omit<StoredToken, 'seal'>): TokenInfo {
-    return { id, name: token.name, user: token.user, scope: token.scope ?? null, created: token.created, expires: token.expires, lastUsed: token.lastUsed };
 }
 
 export interface NewToken {
@@ -247,15 +198,12 @@ export class ApiTokens {
         return { ...(await this.acls.get(token.user)), token: { id, ref, ...(scope ? { scope } : {}) } };
     }
 
-    private async seal(ref: string, { hash, user, name, scope, created, expires }: Omit<StoredToken, 'seal'>): Promise<string> {
-        const text = JSON.stringify([ref, hash, user, name, scope ?? null, created, expires]);
-        return createHmac('sha256', await this.key()).update(text).digest('hex');
+    private async seal(ref: string, record: Omit<StoredToken, 'seal'>): Promise<string> {
+        return sealOf(await this.key(), ref, record);
     }
 
     private async sealed(ref: string, token: StoredToken): Promise<boolean> {
-        const expected = Buffer.from(await this.seal(ref, token), 'hex');
-        const given = Buffer.from(token.seal, 'hex');
-        return given.length === expected.length && timingSafeEqual(given, expected);
+        return sealMatches(await this.key(), ref, token);
     }
 
     /** A key only the adapter (and administrators) can derive: every instance on the database shares the system secret. */
