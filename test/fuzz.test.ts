@@ -259,6 +259,10 @@ const HOSTILE_CREDENTIALS: Array<{ label: string; headers?: Record<string, strin
     { label: 'Bearer of 5 kB', headers: { Authorization: `Bearer ${'t'.repeat(5000)}` } },
     { label: 'Bearer with a path', headers: { Authorization: 'Bearer ../../objects.jsonl' } },
     { label: 'an unknown scheme', headers: { Authorization: 'Negotiate abc' } },
+    { label: 'an API token of an instance that does not exist', headers: { Authorization: `Bearer restapi_9999_${'A'.repeat(16)}_${'A'.repeat(43)}` } },
+    { label: 'an API token with a path for an id', headers: { Authorization: `Bearer restapi_0_../../objects_${'A'.repeat(43)}` } },
+    { label: 'an API token of 5 kB', headers: { Authorization: `Bearer restapi_0_${'A'.repeat(16)}_${'A'.repeat(5000)}` } },
+    { label: 'an API token with control characters', headers: { Authorization: 'Bearer restapi_0_\u0001\u0002_x' } },
     { label: 'query credentials with invalid UTF-8', query: 'user=admin&pass=%ff%fe' },
     { label: 'query credentials with control characters', query: 'user=%00%0a&pass=%1b' },
     { label: 'query credentials as patterns', query: 'user=*&pass=**' },
@@ -480,6 +484,17 @@ function authTargets(): Target[] {
             request: { method, path: cred.query ? `${path}${path.includes('?') ? '&' : '?'}${cred.query}` : path, headers: cred.headers },
         }));
         targets.push({ name: `auth on: ${key}`, key, cases, parallel: path.startsWith('/v1/polling') });
+    }
+    // the API token routes exist only with auth on: their hostile paths and bodies, logged in
+    for (const route of ROUTES.filter(r => r.tag === 'tokens')) {
+        const target = routeTarget(route);
+        target.name = `auth on, logged in: ${target.name}`;
+        for (const c of target.cases) {
+            c.request.headers = { ...c.request.headers, Authorization: `Basic ${b64('admin:iobroker')}` };
+            // from an address the hostile credentials above never failed from: damping must not answer for the route
+            c.request.localAddress = '127.0.9.9';
+        }
+        targets.push(target);
     }
     for (const route of AUTH_ROUTES) {
         const target = routeTarget(route);
