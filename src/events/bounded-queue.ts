@@ -40,7 +40,11 @@ export class BoundedQueue<T> {
         this.items[this.head] = undefined as T;
         this.head++;
         this.bytes -= this.limitBytes?.sizeOf(item) ?? 0;
-        if (this.head > 1024 && this.head * 2 > this.items.length) {
+        if (this.head === this.items.length) {
+            // emptied one by one (a poll at a time): start over instead of keeping a run of holes
+            this.items.length = 0;
+            this.head = 0;
+        } else if (this.head > 1024 && this.head * 2 > this.items.length) {
             this.items = this.items.slice(this.head);
             this.head = 0;
         }

@@ -17,7 +17,8 @@ export interface Sink {
 
 /** One pattern of one subscriber, with its own filter memory per id (4.0.2 shared one for a pattern). */
 export class Subscription {
-    private readonly last = new Map<string, unknown>();
+    /** The last reported value per id, kept only when a filter compares with it (most subscriptions have none). */
+    private readonly last: Map<string, unknown> | null;
     release: () => Promise<void> = async () => undefined;
 
     constructor(
@@ -25,10 +26,12 @@ export class Subscription {
         readonly pattern: string,
         readonly filter: Filter,
         private readonly sink: Sink,
-    ) {}
+    ) {
+        this.last = filter.onchange || filter.delta !== undefined ? new Map() : null;
+    }
 
     remember(id: string, val: unknown): void {
-        this.last.set(id, val);
+        this.last?.set(id, val);
     }
 
     offer(id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
@@ -37,22 +40,25 @@ export class Subscription {
             return;
         }
         const state = (value as ioBroker.State | null | undefined) ?? null;
-        if (state && (this.filter.onchange || this.filter.delta !== undefined) && this.suppressed(id, state.val)) {
-            return;
-        }
-        if (state) {
-            this.last.set(id, state.val);
-        } else {
-            this.last.delete(id);
+        const { last } = this;
+        if (last) {
+            if (state && this.suppressed(last, id, state.val)) {
+                return;
+            }
+            if (state) {
+                last.set(id, state.val);
+            } else {
+                last.delete(id);
+            }
         }
         this.sink.deliver({ id, state });
     }
 
-    private suppressed(id: string, val: unknown): boolean {
-        if (!this.last.has(id)) {
+    private suppressed(last: Map<string, unknown>, id: string, val: unknown): boolean {
+        if (!last.has(id)) {
             return false;
         }
-        const previous = this.last.get(id);
+        const previous = last.get(id);
         const { delta } = this.filter;
         if (delta !== undefined && previous !== null && typeof val === 'number' && typeof previous === 'number') {
             return Math.abs(previous - val) < delta;

@@ -98,3 +98,25 @@ t.test('a polling session that nobody polls keeps the newest 1,000 events and re
     t.equal(rest.length, 999, 'a batch takes the rest');
     t.match(rest.at(-1), { state: { val: 1002 } });
 });
+
+t.test('a queue emptied one entry at a time starts over and stays in order', async t => {
+    const { BoundedQueue } = await import('../../src/events/bounded-queue');
+    const queue = new BoundedQueue<number>(3);
+    const seen: Array<number | undefined> = [];
+    for (let round = 0; round < 2000; round++) {
+        queue.push(round * 2);
+        queue.push(round * 2 + 1);
+        seen.push(queue.shift(), queue.shift());
+        if (queue.length !== 0) {
+            break;
+        }
+    }
+    t.same(seen, Array.from({ length: 4000 }, (_, i) => i), 'every entry once, oldest first');
+    t.equal(queue.shift(), undefined, 'empty at the end');
+    queue.push(1);
+    queue.push(2);
+    queue.push(3);
+    queue.push(4);
+    t.same(queue.takeDropped(), 1, 'the bound still holds after starting over');
+    t.same(queue.takeAll(), [2, 3, 4]);
+});
