@@ -22,8 +22,11 @@ const TOKEN_FORMAT = /^restapi_(\d{1,4})_([A-Za-z0-9]{16})_([A-Za-z0-9_-]{43})$/
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** `lastUsed` is written at most this often per token: a busy integration must not write an object per request. */
 const LAST_USED_EVERY_MS = 60_000;
-/** The name under which failed token guesses are damped, apart from any user name. */
-const GUARD_NAME = '\u0000api-token';
+/**
+ * The name failed tokens are damped under: one per address, because a wrong token names no user whose
+ * lock could follow it elsewhere (one shared name would lock every address that ever failed once).
+ */
+const guardName = (address: string): string => `\u0000api-token ${address}`;
 const DAY_MS = 24 * 3600 * 1000;
 
 export function isApiToken(text: string): boolean {
@@ -154,12 +157,17 @@ export class ApiTokens {
      * (429 while locked); a valid token is never held up by someone else's failures at that address.
      */
     async verify(text: string, address: string): Promise<Acl> {
+        const lockedOut = this.lockOf(address);
         const match = TOKEN_FORMAT.exec(text);
         const ref = match ? this.objectId(match[2], match[1]) : '';
-        const token = match ? stored(await this.objects.get(ref).catch(() => null)) : undefined;
+        // a locked address gets no database read: only a token already in the cache (one in use) can pass
+        const obj = !match ? null : lockedOut ? this.objects.peek(ref) : await this.objects.get(ref).catch(() => null);
+        const token = stored(obj);
         if (!match || !token || !timingSafeEqual(hashOf(match[3]), Buffer.from(token.hash, 'hex'))) {
-            this.guard.assertAllowed(address, GUARD_NAME);
-            this.guard.failed(address, GUARD_NAME);
+            if (lockedOut) {
+                throw lockedOut;
+            }
+            this.guard.failed(address, guardName(address));
             throw new HttpError('UNAUTHORIZED', 'Invalid API token');
         }
         const acl = await this.aclOf(ref);
@@ -168,6 +176,16 @@ export class ApiTokens {
         }
         this.touch(ref, token);
         return acl;
+    }
+
+    /** The 429 of an address damped for wrong tokens, or undefined while it is not. */
+    private lockOf(address: string): HttpError | undefined {
+        try {
+            this.guard.assertAllowed(address, guardName(address));
+            return undefined;
+        } catch (err) {
+            return err as HttpError;
+        }
     }
 
     /** The rights of a token now, by its object id; null when it is revoked, expired, unsealed, or its user gone or disabled. */

@@ -351,6 +351,7 @@ t.test('wrong tokens are damped per address like passwords; never logged', async
     const good = await createToken({ name: 'survivor', scope: { read: [`${IN}.*`] } });
     const forged = good.token.slice(0, -4) + 'AAAA';
     const url = `${iob.baseUrl}/v1/state/${IN}.a`;
+    t.equal((await rawRequest(url, { headers: bearer(good.token), localAddress: '127.0.0.79' })).status, 200, 'the integration in use');
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
         statuses.push((await rawRequest(url, { headers: bearer(forged), localAddress: '127.0.0.77' })).status);
@@ -361,7 +362,8 @@ t.test('wrong tokens are damped per address like passwords; never logged', async
     t.equal(locked.status, 429, 'the guessing address keeps getting 429 for wrong tokens');
     t.ok(Number(locked.headers['retry-after']) > 0);
     t.notOk(locked.text.includes(forged));
-    // a forgotten script behind the same proxy must not lock out every integration there: a right token passes
+    // a forgotten script behind the same proxy must not lock out every integration there: a token in use passes
+    // (a locked address gets no database read, so a token nobody used lately waits like a wrong one)
     const right = await rawRequest(url, { headers: bearer(good.token), localAddress: '127.0.0.77' });
     t.equal(right.status, 200, 'a valid token from that address still works');
     const elsewhere = await rawRequest(url, { headers: bearer(forged), localAddress: '127.0.0.78' });
