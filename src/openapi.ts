@@ -247,13 +247,13 @@ export interface OpenApiInput {
     auth: boolean;
 }
 
-/** The OpenAPI 3.1 document, built once at start from the same declarations that drive routing. */
 /** The tags some operation carries, in the order given: a feature switched off leaves no empty section. */
 function usedTags(paths: Record<string, Json>, tags: Array<{ name: string; description: string }>): Array<{ name: string; description: string }> {
     const used = new Set(Object.values(paths).flatMap(ops => Object.values(ops as Record<string, { tags?: string[] }>).flatMap(op => op.tags ?? [])));
     return tags.filter(tag => used.has(tag.name));
 }
 
+/** The OpenAPI 3.1 document, built once at start from the same declarations that drive routing. */
 export function buildOpenApi({ routes, commands, version, basePath, auth }: OpenApiInput): Json {
     const paths: Record<string, Json> = {};
     for (const route of routes) {

@@ -1,9 +1,9 @@
-import { inScope, isAllowed } from './acl';
+import { isAllowed } from './acl';
 import type { CompiledScope } from './auth/scope';
 import type { Command } from './command';
 import { HttpError } from './http-error';
 import { fromAdapterError } from './lib/adapter-errors';
-import { assertInWriteScope } from './lib/read-access';
+import { assertInReadScope, assertInWriteScope } from './lib/read-access';
 import { compiledFor, parseParams, type RawParams } from './parse-params';
 import { writingContext, type RequestContext } from './request-context';
 
@@ -43,9 +43,7 @@ function scopedContext(cmd: Command, params: Record<string, unknown>, ctx: Reque
         return cmd.effect === 'write' ? writingContext(ctx) : ctx;
     }
     if (cmd.effect === 'read') {
-        if (!inScope(ctx.acl, 'read', id)) {
-            throw new HttpError('FORBIDDEN', 'permissionError', { id });
-        }
+        assertInReadScope(ctx, id);
         return ctx;
     }
     assertInWriteScope(ctx, id, { id }, !!cmd.recursive?.(params as never));

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Acl, AclCache } from '../acl';
 import { HttpError } from '../http-error';
 import type { CoherentCache } from '../lib/coherent-cache';
+import { secretOf } from '../lib/system-secret';
 import type { StoragePort } from '../storage/port';
 import type { BruteForceGuard } from './brute-force';
 import { compileScope, type CompiledScope, type TokenScope } from './scope';
@@ -163,14 +164,14 @@ export class ApiTokens {
         // a locked address gets no database read: only a token already in the cache (one in use) can pass
         const obj = !match ? null : lockedOut ? this.objects.peek(ref) : await this.objects.get(ref).catch(() => null);
         const token = stored(obj);
-        if (!match || !token || !timingSafeEqual(hashOf(match[3]), Buffer.from(token.hash, 'hex'))) {
+        if (!match || !obj || !token || !timingSafeEqual(hashOf(match[3]), Buffer.from(token.hash, 'hex'))) {
             if (lockedOut) {
                 throw lockedOut;
             }
             this.guard.failed(address, guardName(address));
             throw new HttpError('UNAUTHORIZED', 'Invalid API token');
         }
-        const acl = await this.aclOf(ref);
+        const acl = await this.aclFor(ref, obj);
         if (!acl) {
             throw new HttpError('UNAUTHORIZED', 'API token expired, revoked or its user disabled');
         }
@@ -191,8 +192,13 @@ export class ApiTokens {
     /** The rights of a token now, by its object id; null when it is revoked, expired, unsealed, or its user gone or disabled. */
     async aclOf(ref: string): Promise<Acl | null> {
         const obj = await this.objects.get(ref).catch(() => null);
+        return obj ? this.aclFor(ref, obj) : null;
+    }
+
+    /** `aclOf` for the token object already read. */
+    private async aclFor(ref: string, obj: ioBroker.Object): Promise<Acl | null> {
         const token = stored(obj);
-        if (!obj || !token || (token.expires !== null && token.expires <= this.now())) {
+        if (!token || (token.expires !== null && token.expires <= this.now())) {
             return null;
         }
         let sealed = this.checked.get(obj);
@@ -227,8 +233,8 @@ export class ApiTokens {
     /** A key only the adapter (and administrators) can derive: every instance on the database shares the system secret. */
     private key(): Promise<Buffer> {
         this.sealKey ??= this.storage.getForeignObjectAsync('system.config').then(config => {
-            const secret = (config?.native as { secret?: unknown } | undefined)?.secret;
-            if (typeof secret !== 'string' || !secret) {
+            const secret = secretOf(config);
+            if (!secret) {
                 throw new HttpError('UNAVAILABLE', 'The system has no secret to seal API tokens with');
             }
             return createHmac('sha256', secret).update('rest-api API tokens').digest();

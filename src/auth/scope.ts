@@ -21,7 +21,6 @@ export type TokenScope = Static<typeof ScopeSchema>;
 
 /** The scope ready for checks on every request and event. */
 export interface CompiledScope {
-    readonly given: Required<TokenScope>;
     read(id: string): boolean;
     write(id: string): boolean;
     /** A recursive delete of `id` stays inside the write patterns. */
@@ -32,7 +31,7 @@ export interface CompiledScope {
 }
 
 /** The read entry that opens /metrics; no ioBroker id is a bare word like this. */
-export const METRICS_READ = 'metrics';
+const METRICS_READ = 'metrics';
 
 function matcher(patterns: string[]): (id: string) => boolean {
     const exact = new Set(patterns.filter(p => !p.includes('*')));
@@ -52,7 +51,6 @@ export function compileScope(scope: TokenScope): CompiledScope {
     const write = matcher(given.write);
     const commands = new Set(given.commands);
     return {
-        given,
         read,
         write,
         writeTree: id => write(id) && coversTree(given.write, id),

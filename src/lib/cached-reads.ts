@@ -1,8 +1,9 @@
-import { inScope, mayReadObject, mayReadState, seesAll } from '../acl';
+import { mayReadObject, mayReadState, seesAll } from '../acl';
 import { narrowObject } from '../auth/scope';
 import type { RequestContext } from '../request-context';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import { isPattern } from './pattern';
+import { assertInReadScope } from './read-access';
 
 const PERMISSION_ERROR = 'permissionError';
 
@@ -23,13 +24,6 @@ function assertMayRead(ctx: RequestContext, kind: 'state' | 'object', id: string
 function seen<T extends ioBroker.Object | null | undefined>(ctx: RequestContext, obj: T): T {
     const scope = ctx.acl.token?.scope;
     return scope && obj ? narrowObject(scope, obj) : obj;
-}
-
-/** A token's read patterns, checked before anything is read (a pattern id, too, must lie inside them). */
-function assertInReadScope(ctx: RequestContext, id: string, context: Record<string, unknown>): void {
-    if (!inScope(ctx.acl, 'read', id)) {
-        throw fromAdapterError(PERMISSION_ERROR, context);
-    }
 }
 
 /** `readObject` without waiting: the object (null: none), or undefined when the cache cannot answer now. */

@@ -111,6 +111,13 @@ export async function visibleStates<T>(ctx: RequestContext, states: Record<strin
     return visible;
 }
 
+/** Throws 403 when an API token's read patterns leave `id` out (checked before anything is read). */
+export function assertInReadScope(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): void {
+    if (!inScope(ctx.acl, 'read', id)) {
+        throw new HttpError('FORBIDDEN', 'permissionError', context);
+    }
+}
+
 /** Throws 403 when an API token may not write `id` (`tree`: a recursive delete, all below it too). */
 export function assertInWriteScope(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }, tree = false): void {
     if (!(tree ? inScopeTree(ctx.acl, id) : inScope(ctx.acl, 'write', id))) {

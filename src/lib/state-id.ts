@@ -1,7 +1,7 @@
-import { inScope } from '../acl';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { peekObject, readObject } from './cached-reads';
+import { assertInReadScope } from './read-access';
 
 export interface ResolvedState {
     id: string;
@@ -45,16 +45,12 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
     }
     const byName = await ctx.app.names.lookup(idOrName);
     if (!byName) {
-        if (!inScope(ctx.acl, 'read', idOrName)) {
-            // an API token naming an id outside its read patterns: refused, whether it exists or not
-            throw new HttpError('FORBIDDEN', 'permissionError', { id: idOrName });
-        }
+        // an API token naming an id outside its read patterns: refused, whether it exists or not
+        assertInReadScope(ctx, idOrName);
         throw new HttpError('NOT_FOUND', 'ID not found', { id: idOrName });
     }
-    if (!inScope(ctx.acl, 'read', byName)) {
-        // a name must not reveal the id behind it to a token whose scope leaves that id out
-        throw new HttpError('FORBIDDEN', 'permissionError', { id: idOrName });
-    }
+    // a name must not reveal the id behind it to a token whose scope leaves that id out
+    assertInReadScope(ctx, byName, { id: idOrName });
     const named = await readObject(ctx, byName).catch(() => null);
     return { id: byName, obj: named ?? null };
 }

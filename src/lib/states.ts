@@ -1,9 +1,9 @@
 import { HttpError } from '../http-error';
-import { inScope } from '../acl';
 import { writingContext, type RequestContext } from '../request-context';
 import { adapterCall } from './adapter-errors';
 import { peekState, readState, readStateOf, uncachable } from './cached-reads';
 import { writeAndWaitForAck } from './ack-waiter';
+import { assertInWriteScope } from './read-access';
 import { peekStateId, resolveStateId, type ResolvedState } from './state-id';
 import { convertBodyValue } from './state-value';
 import { toggledValue } from './toggle';
@@ -64,9 +64,7 @@ export async function writeState(
     state: ioBroker.SettableState,
     timeoutMs: number,
 ): Promise<Record<string, unknown>> {
-    if (!inScope(ctx.acl, 'write', id)) {
-        throw new HttpError('FORBIDDEN', 'permissionError', { id });
-    }
+    assertInWriteScope(ctx, id);
     if (timeoutMs > 0) {
         return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs)), id };
     }
@@ -76,10 +74,8 @@ export async function writeState(
 
 export async function toggleState(ctx: RequestContext, resolved: ResolvedState, timeoutMs: number): Promise<Record<string, unknown>> {
     const { id, obj } = resolved;
-    if (!inScope(ctx.acl, 'write', id)) {
-        // before the current value is read: its existence and type are not the token's to learn
-        throw new HttpError('FORBIDDEN', 'permissionError', { id });
-    }
+    // before the current value is read: its existence and type are not the token's to learn
+    assertInWriteScope(ctx, id);
     const current = await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id });
     if (!current) {
         throw new HttpError('NOT_FOUND', 'State not initiated', { id });

@@ -328,8 +328,10 @@ t.test('revoked, expired, or its user gone: refused at once; lastUsed is kept', 
 
     const second = await createToken({ name: 'to expire', expiresInDays: 1 });
     t.equal((await as(second.token, `/v1/state/${IN}.a`)).status, 200);
-    // a day passing, as the stored expiry says it has
     const id = `rest-api.0.tokens.${second.id}`;
+    // its first use writes lastUsed (read, merge, write): let that land before the record is edited below
+    t.ok(await until(async () => (await iob.storage.objects.getObjectAsync(id)).native.lastUsed > 0), 'lastUsed written');
+    // a day passing, as the stored expiry says it has
     const obj = await iob.storage.objects.getObjectAsync(id);
     obj.native.expires = Date.now() - 1000;
     await iob.storage.objects.setObjectAsync(id, obj);
