@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { assertSafePattern } from '../src/lib/pattern';
+import { assertSafePattern } from '../src/access/patterns';
 import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { safePattern } from '../src/access/patterns';
 import { defineCommand } from '../src/command';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { objectSource } from '../src/lib/listing-sources';
@@ -17,7 +18,8 @@ export default defineCommand({
     envelope: 'result',
     result: dictionary(ListedObject, 'id → object with its enums (only the asked members with fields)'),
     adminOnly: true,
-    handler({ pattern, type, ...page }, ctx) {
+    handler({ pattern: given, type, ...page }, ctx) {
+        const pattern = safePattern('pattern', given);
         return commandPage(ctx, `objects\n${pattern}\n${type ?? ''}`, page, 'object', objectSource(ctx, pattern, type || undefined));
     },
 });

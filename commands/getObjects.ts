@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { safePattern } from '../src/access/patterns';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
@@ -36,6 +37,7 @@ export default defineCommand({
         if (!list && !ctx.acl.object.list) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        return commandPage(ctx, `objects\n${list || '*'}\n`, page, 'object', objectSource(ctx, list || '*', undefined));
+        const pattern = safePattern('list', list || '*');
+        return commandPage(ctx, `objects\n${pattern}\n`, page, 'object', objectSource(ctx, pattern, undefined));
     },
 });

@@ -92,14 +92,18 @@ export class HookRegistry {
         }
     }
 
-    async restore(): Promise<void> {
+    /** Loads the stored hooks; answers what could not be subscribed again, for the log. */
+    async restore(): Promise<string[]> {
+        const dropped: string[] = [];
         for (const stored of await this.store.load()) {
             const hook = this.create(stored.user, stored.url, stored.method, stored.secret);
             this.add(hook);
             for (const { kind, pattern, filter } of stored.subscriptions) {
-                await hook.subscriptions.add(kind, pattern, filter);
+                // stored before patterns were bounded: such a subscription is dropped, the hook stays
+                await hook.subscriptions.add(kind, pattern, filter).catch((err: Error) => dropped.push(`URL hook ${stored.url}: subscription ${pattern} dropped: ${err.message}`));
             }
         }
+        return dropped;
     }
 
     startChecks(intervalMs: number): void {

@@ -2,7 +2,7 @@ import { mayReadObject, mayReadState, seesAll } from '../acl';
 import { narrowObject } from '../auth/scope';
 import type { RequestContext } from '../request-context';
 import { adapterCall, fromAdapterError } from './adapter-errors';
-import { isPattern } from './pattern';
+import { isPattern } from '../access/patterns';
 import { assertInReadScope } from './read-access';
 
 const PERMISSION_ERROR = 'permissionError';

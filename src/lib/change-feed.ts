@@ -1,4 +1,4 @@
-import { assertSafePattern, patternToRegExp, isPattern } from './pattern';
+import { safePattern, patternToRegExp, isPattern } from '../access/patterns';
 
 export type ChangeKind = 'state' | 'object';
 export type ChangeListener = (id: string, value: ioBroker.State | ioBroker.Object | null | undefined) => void;
@@ -28,9 +28,9 @@ export class ChangeFeed {
     constructor(private readonly port: SubscribePort) {}
 
     /** Resolves once events for `pattern` flow; the returned function releases the listener. */
-    async listen(kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>> {
-        // js-controller's DB servers stop on a subscription with a pattern they cannot compile
-        assertSafePattern('pattern', pattern);
+    async listen(kind: ChangeKind, given: string, listener: ChangeListener): Promise<() => Promise<void>> {
+        // js-controller's DB servers stop on a subscription with a pattern they cannot compile or match fast
+        const pattern = safePattern('pattern', given);
         const map = this.subs[kind];
         let sub = map.get(pattern);
         if (!sub) {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { safePattern } from '../access/patterns';
 import type { RequestContext } from '../request-context';
 import { visibleStates } from './read-access';
 
@@ -10,6 +11,6 @@ export const statesPatternParam = Type.Optional(
 
 /** getStates and getForeignStates: a dictionary id → state (null where only the object exists). */
 export async function readStatesByPattern(ctx: RequestContext, pattern: string | string[] | undefined): Promise<Record<string, ioBroker.State | null>> {
-    const states = await ctx.storage.getForeignStatesAsync((pattern || '*') as string, ctx.callOptions);
+    const states = await ctx.storage.getForeignStatesAsync(Array.isArray(pattern) ? (pattern as never) : safePattern('pattern', pattern || '*'), ctx.callOptions);
     return visibleStates(ctx, (states ?? {}) as Record<string, ioBroker.State | null>, Array.isArray(pattern));
 }

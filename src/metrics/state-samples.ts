@@ -1,6 +1,6 @@
 import { HttpError } from '../http-error';
 import { stateSource } from '../lib/listing-sources';
-import { assertSafePattern } from '../lib/pattern';
+import { assertSafePattern } from '../access/patterns';
 import type { RequestContext } from '../request-context';
 import type { StateSample } from './metrics';
 

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { safePattern } from '../access/patterns';
 import { Type } from '@sinclair/typebox';
 import { isAllowed } from '../acl';
 import { HttpError } from '../http-error';
@@ -24,8 +25,8 @@ const STREAM_DESCRIPTION = [
 ].join(' ');
 
 /** Comma-separated, deduplicated and sorted: the same set of patterns always finds the same channel. */
-function patternList(text: string | null | undefined): string[] {
-    return [...new Set((text ?? '').split(',').map(p => p.trim()).filter(Boolean))].sort();
+function patternList(param: string, text: string | null | undefined): string[] {
+    return [...new Set((text ?? '').split(',').map(p => p.trim()).filter(Boolean).map(p => safePattern(param, p)))].sort();
 }
 
 /** An id we never issued (not a number) counts as older than the replay buffer: the client gets an overflow event. */
@@ -57,7 +58,7 @@ export const eventStreamRoute = defineRoute({
     },
     errors: [429],
     async handler({ input, headers, signal }, ctx) {
-        const patterns = { states: patternList(input.pattern as string | undefined), objects: patternList(input.objects as string | undefined) };
+        const patterns = { states: patternList('pattern', input.pattern as string | undefined), objects: patternList('objects', input.objects as string | undefined) };
         if (!patterns.states.length && !patterns.objects.length) {
             throw new HttpError('INVALID_PARAMS', 'pattern or objects is required', {
                 details: [

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { safePattern } from '../access/patterns';
 import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
 import { peekObject as peekCachedObject, readObject as readCachedObject } from '../lib/cached-reads';
@@ -144,7 +145,7 @@ export const listObjectsRoute = defineRoute({
         ...pageParams('object'),
     }),
     handler({ input, url }, ctx) {
-        const filter = (input.filter as string | undefined) || '*';
+        const filter = safePattern('filter', (input.filter as string | undefined) || '*');
         const type = input.type as string | undefined;
         // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2
         return listingReply(ctx, `objects\n${filter}\n${type ?? ''}`, listingParams(input, 'object'), url, objectSource(ctx, filter, type || undefined));

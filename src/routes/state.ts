@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { safePattern } from '../access/patterns';
 import { isAllowed } from '../acl';
 import { HttpError } from '../http-error';
 import { MAX_WAIT_MS } from '../lib/ack-waiter';
@@ -181,7 +182,7 @@ export const listStates = defineRoute({
         ...pageParams('state'),
     }),
     handler({ input, url }, ctx) {
-        const filter = (input.filter as string | undefined) || '*';
+        const filter = safePattern('filter', (input.filter as string | undefined) || '*');
         // the admin's whole listings come from a coherent cache: the same answer for all admin requests
         return listingReply(ctx, `states\n${filter}`, listingParams(input, 'state'), url, stateSource(ctx, filter));
     },

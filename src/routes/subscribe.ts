@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isPattern } from '../lib/pattern';
+import { isPattern, safePattern } from '../access/patterns';
 import { readObject, readState } from '../lib/cached-reads';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
@@ -75,7 +75,7 @@ async function subscribePattern(req: RouteRequest, ctx: RequestContext, kind: 's
         throw new HttpError('INVALID_PARAMS', 'pattern not provided', { expectedBody: { ...url, pattern: PATTERN_EXAMPLE } });
     }
     const target = (await subscriptionTarget(req, ctx, true, { pattern: PATTERN_EXAMPLE }))!;
-    await target.set.add(kind, pattern, kind === 'state' ? filterOf(req) : {});
+    await target.set.add(kind, safePattern('pattern', pattern), kind === 'state' ? filterOf(req) : {});
     await target.changed();
     return { result: 'OK' };
 }

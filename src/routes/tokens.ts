@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { isAdministrator } from '../acl';
 import type { NewToken } from '../auth/api-tokens';
 import { ownerOf } from '../auth/owner';
+import { safePattern } from '../access/patterns';
 import { ScopeSchema, unknownCommands } from '../auth/scope';
 import { HttpError } from '../http-error';
 import { paramsError } from '../parse-params';
@@ -61,6 +62,9 @@ export const createTokenRoute = defineRoute({
         const unknown = wanted.scope ? unknownCommands(wanted.scope, served) : [];
         if (unknown.length) {
             throw paramsError(unknown.map(name => ({ param: 'scope.commands', problem: `unknown command ${name}` })), ['name', 'expiresInDays', 'scope']);
+        }
+        for (const access of ['read', 'write'] as const) {
+            wanted.scope?.[access]?.forEach((pattern, i) => safePattern(`scope.${access}[${i}]`, pattern));
         }
         if ((await ctx.app.tokens.list(ctx.user)).length >= MAX_TOKENS_PER_USER) {
             throw new HttpError('CONFLICT', `At most ${MAX_TOKENS_PER_USER} API tokens per user; revoke one first`);

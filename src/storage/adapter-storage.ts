@@ -1,3 +1,4 @@
+import { safePattern } from '../access/patterns';
 import type { StoragePort, StorageWrite } from './port';
 
 type AnyAsync = (...args: unknown[]) => Promise<unknown>;
@@ -25,14 +26,19 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
         };
         return wrapped as unknown as ioBroker.Adapter[K];
     };
+    /** A call whose first argument may be a pattern: js-controller only ever gets a safe one (src/access/patterns.ts). */
+    const patterned = <K extends keyof ioBroker.Adapter>(name: K): ioBroker.Adapter[K] => {
+        const original = call(name) as unknown as AnyAsync;
+        return ((pattern: unknown, ...rest: unknown[]) => original(typeof pattern === 'string' ? safePattern('pattern', pattern) : pattern, ...rest)) as unknown as ioBroker.Adapter[K];
+    };
     return {
         onWrite: listener => void listeners.push(listener),
         getForeignStateAsync: call('getForeignStateAsync'),
-        getForeignStatesAsync: call('getForeignStatesAsync'),
+        getForeignStatesAsync: patterned('getForeignStatesAsync'),
         setForeignStateAsync: write('setForeignStateAsync', 'state'),
         delForeignStateAsync: write('delForeignStateAsync', 'state'),
         getForeignObjectAsync: call('getForeignObjectAsync'),
-        getForeignObjectsAsync: call('getForeignObjectsAsync'),
+        getForeignObjectsAsync: patterned('getForeignObjectsAsync'),
         setForeignObjectAsync: write('setForeignObjectAsync', 'object'),
         setForeignObjectNotExistsAsync: write('setForeignObjectNotExistsAsync', 'object'),
         extendForeignObjectAsync: write('extendForeignObjectAsync', 'object'),
@@ -40,10 +46,10 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
         getObjectViewAsync: call('getObjectViewAsync'),
         getObjectListAsync: call('getObjectListAsync'),
         getEnumsAsync: call('getEnumsAsync'),
-        subscribeForeignStatesAsync: call('subscribeForeignStatesAsync'),
-        unsubscribeForeignStatesAsync: call('unsubscribeForeignStatesAsync'),
-        subscribeForeignObjectsAsync: call('subscribeForeignObjectsAsync'),
-        unsubscribeForeignObjectsAsync: call('unsubscribeForeignObjectsAsync'),
+        subscribeForeignStatesAsync: patterned('subscribeForeignStatesAsync'),
+        unsubscribeForeignStatesAsync: patterned('unsubscribeForeignStatesAsync'),
+        subscribeForeignObjectsAsync: patterned('subscribeForeignObjectsAsync'),
+        unsubscribeForeignObjectsAsync: patterned('unsubscribeForeignObjectsAsync'),
         readDirAsync: call('readDirAsync'),
         readFileAsync: call('readFileAsync'),
         writeFileAsync: call('writeFileAsync'),
