@@ -184,6 +184,11 @@ function readBit(acl: Acl, objectAcl: ObjectAcl, bits: number, ownerOnly: boolea
     return (bits & (flag << shift)) !== 0;
 }
 
+/** The owner, owner-group or everyone write bit of an object's own `acl.object` (owner bits only in owner-only mode). */
+export function objectBitAllows(acl: Acl, objectAcl: ObjectAcl, ownerOnly: boolean): boolean {
+    return readBit(acl, objectAcl, Number(objectAcl.object) || 0, ownerOnly, WRITE);
+}
+
 /**
  * js-controller's read rule for an object (its objects database applies it to single reads): the
  * administrator group reads all; others need the group right (`users.read` for users and groups)

@@ -1,4 +1,3 @@
-import type { AclCache } from './acl';
 import type { Command } from './command';
 import type { ErrorReporter } from './error-reports';
 import type { HandlerServices } from './handler-services';
@@ -10,7 +9,6 @@ export interface AppServices extends HandlerServices {
     storage: StoragePort;
     /** Inside the web adapter with its auth on: the user web authenticated (requests run as this user). */
     identify?: (req: import('node:http').IncomingMessage) => string | undefined;
-    acls: AclCache;
     /** Commands served under `/v1/command`, after `noCommands` / `noAdminCommands`. */
     commands: ReadonlyMap<string, Command>;
     /** `''` standalone, `/rest-api` inside the web adapter. */

@@ -1,4 +1,4 @@
-import type { PermissionEntry } from './acl';
+import type { AclCache, PermissionEntry } from './acl';
 import type { CredentialChecker } from './auth/credentials';
 import type { Config } from './config';
 import type { HookRegistry } from './events/hook-registry';
@@ -23,6 +23,8 @@ export interface HandlerServices {
     /** Instance namespace, e.g. `rest-api.0`. */
     namespace: string;
     credentials: CredentialChecker;
+    /** Each user's rights, from the group objects. */
+    acls: AclCache;
     feed: ChangeFeed;
     /** Repeated reads from memory, kept coherent by change notifications (src/lib/coherent-cache.ts). */
     stateCache: CoherentCache<ioBroker.State>;

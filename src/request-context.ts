@@ -1,4 +1,5 @@
 import type { Acl } from './acl';
+import { guardedStorage } from './access/guarded-storage';
 import { ownerOf } from './auth/owner';
 import { writingScope } from './auth/scope';
 import type { HandlerServices } from './handler-services';
@@ -8,7 +9,7 @@ import type { StoragePort } from './storage/port';
 export interface RequestContext {
     /** Caches, event registries and config; not the app itself (its router, commands, docs). */
     app: HandlerServices;
-    /** js-controller, through the one port (src/storage/port.ts). */
+    /** js-controller, through the one port (src/storage/port.ts), every write checked for this caller (src/access/). */
     storage: StoragePort;
     user: string;
     /** Who owns the polling sessions, hooks and event streams this request opens (ownerOf). */
@@ -34,7 +35,7 @@ export function createContext(app: HandlerServices, storage: StoragePort, acl: A
     const ownerOnly = app.config.onlyAllowWhenUserIsOwner;
     return {
         app,
-        storage,
+        storage: guardedStorage(storage, acl, ownerOnly, app),
         user: acl.user,
         owner: ownerOf(acl),
         acl,

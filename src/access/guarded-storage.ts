@@ -1,0 +1,161 @@
+import { seesAll, type Acl, type Guarded } from '../acl';
+import { HttpError } from '../http-error';
+import type { HandlerServices } from '../handler-services';
+import type { StoragePort } from '../storage/port';
+import { groupRights, holdsAll, isAdministratorAcl, isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from './write-policy';
+
+/*
+ * The storage port a request gets: the same reads, and every write checked by the write policy
+ * before js-controller sees it. A handler cannot reach the unchecked port, so a new route or command
+ * inherits the checks. What stays open: js-controller's objects have no compare-and-set, so another
+ * writer may change an object's acl between this check and the write.
+ */
+
+/** The objects as the adapter sees them (kept coherent), and users' rights (for the account rule). */
+export type PolicyServices = Pick<HandlerServices, 'objectCache' | 'acls'>;
+
+const USER = 'system.user.';
+const GROUP = 'system.group.';
+/** Where js-controller's recursive delete reaches: the id and everything below `id.`. */
+const BELOW = '.\u9999';
+
+type Write = (...args: any[]) => Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function forbidden(id: string): HttpError {
+    return new HttpError('FORBIDDEN', 'permissionError', { id });
+}
+
+const guards = new WeakMap<StoragePort, WeakMap<Acl, StoragePort>>();
+/** A checked port's unchecked one: a context derived from another checks against its own ACL, once. */
+const unchecked = new WeakMap<StoragePort, StoragePort>();
+
+/** The request's port for `acl`: the port itself for the administrator, else a checked one (one per ACL). */
+export function guardedStorage(given: StoragePort, acl: Acl, ownerOnly: boolean, services: PolicyServices): StoragePort {
+    const port = unchecked.get(given) ?? given;
+    if (seesAll(acl)) {
+        return port;
+    }
+    let byAcl = guards.get(port);
+    if (!byAcl) {
+        byAcl = new WeakMap();
+        guards.set(port, byAcl);
+    }
+    let guarded = byAcl.get(acl);
+    if (!guarded) {
+        guarded = createGuard(port, acl, ownerOnly, services);
+        byAcl.set(acl, guarded);
+        unchecked.set(guarded, port);
+    }
+    return guarded;
+}
+
+function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: PolicyServices): StoragePort {
+    const admin = isAdministratorAcl(acl);
+
+    /** Nobody hands out rights above their own: not by editing a group, nor by taking over a stronger account. */
+    async function assertAccountBelow(id: string, existing: Guarded, next: unknown): Promise<void> {
+        if (admin) {
+            return;
+        }
+        if (id.startsWith(GROUP) && !(holdsAll(acl, groupRights(existing)) && holdsAll(acl, groupRights(next)))) {
+            throw forbidden(id);
+        }
+        if (id.startsWith(USER) && id !== acl.user && existing) {
+            const target = await services.acls.get(id);
+            if (isAdministratorAcl(target) || !holdsAll(acl, target)) {
+                throw forbidden(id);
+            }
+        }
+    }
+
+    async function assertObject(id: string, next: unknown, merge = false): Promise<void> {
+        const existing = await services.objectCache.get(id);
+        // a merge keeps what it does not name: its type and rights are the old ones plus the new
+        const after = merge && existing ? { ...existing, ...(next as object), common: { ...existing.common, acl: unionRights(existing, next) } } : next;
+        if (!mayWriteObject(acl, id, existing, after, ownerOnly)) {
+            throw forbidden(id);
+        }
+        await assertAccountBelow(id, existing, after);
+    }
+
+    async function assertDelete(id: string, recursive: boolean): Promise<void> {
+        const ids = [id];
+        if (recursive) {
+            const below = await port.getObjectListAsync({ startkey: `${id}.`, endkey: `${id}${BELOW}` });
+            ids.push(...(below?.rows ?? []).map(row => row.id));
+        }
+        for (const each of ids) {
+            const existing = await services.objectCache.get(each);
+            if (existing && !mayWriteObject(acl, each, existing, undefined, ownerOnly)) {
+                throw forbidden(each);
+            }
+            await assertAccountBelow(each, existing, undefined);
+        }
+    }
+
+    /** A state and, for an alias, the state it writes to: the alias must not reach further than its target. */
+    async function assertState(id: string, kind: 'write' | 'delete'): Promise<void> {
+        const obj = await services.objectCache.get(id);
+        if (!mayChangeState(acl, id, obj, ownerOnly, kind)) {
+            throw forbidden(id);
+        }
+        const alias = (obj?.common as { alias?: { id?: unknown } } | undefined)?.alias?.id;
+        const target = typeof alias === 'string' ? alias : (alias as { write?: unknown } | undefined)?.write;
+        if (kind === 'write' && id.startsWith('alias.') && typeof target === 'string' && !mayChangeState(acl, target, await services.objectCache.get(target), ownerOnly, 'write')) {
+            throw forbidden(id);
+        }
+    }
+
+    function assertFile(area: unknown, operation: 'write' | 'delete'): void {
+        if (!mayWriteFile(acl, String(area ?? ''), operation)) {
+            throw new HttpError('FORBIDDEN', 'permissionError', { adapter: area });
+        }
+    }
+
+    /** One's own password always; another's with users.write below one's own rights, or a new account's first. */
+    async function assertPassword(id: string): Promise<void> {
+        if (admin || id === acl.user) {
+            return;
+        }
+        const target = await services.acls.get(id);
+        const below = !isProtectedId(id) && !isAdministratorAcl(target) && holdsAll(acl, target);
+        if (!((acl.users.write && below) || (acl.users.create && target.groups.length === 0))) {
+            throw forbidden(id);
+        }
+    }
+
+    const checked =
+        <K extends keyof StoragePort>(name: K, check: (...args: any[]) => Promise<void> | void): StoragePort[K] => // eslint-disable-line @typescript-eslint/no-explicit-any
+        (async (...args: unknown[]) => {
+            await check(...args);
+            return (port[name] as unknown as Write)(...args);
+        }) as unknown as StoragePort[K];
+    const options = (args: unknown[]): { recursive?: boolean } | undefined => args.find(a => typeof a === 'object' && a !== null) as never;
+
+    return Object.assign(Object.create(port) as StoragePort, {
+        setForeignObjectAsync: checked('setForeignObjectAsync', (id: string, obj: unknown) => assertObject(id, obj)),
+        setForeignObjectNotExistsAsync: checked('setForeignObjectNotExistsAsync', (id: string, obj: unknown) => assertObject(id, obj)),
+        extendForeignObjectAsync: checked('extendForeignObjectAsync', (id: string, obj: unknown) => assertObject(id, obj, true)),
+        delForeignObjectAsync: checked('delForeignObjectAsync', (id: string, ...rest: unknown[]) => assertDelete(id, !!options(rest)?.recursive)),
+        setForeignStateAsync: checked('setForeignStateAsync', (id: string) => assertState(id, 'write')),
+        delForeignStateAsync: checked('delForeignStateAsync', (id: string) => assertState(id, 'delete')),
+        writeFileAsync: checked('writeFileAsync', (area: unknown) => assertFile(area, 'write')),
+        mkdirAsync: checked('mkdirAsync', (area: unknown) => assertFile(area, 'write')),
+        renameAsync: checked('renameAsync', (area: unknown) => assertFile(area, 'write')),
+        chmodFileAsync: checked('chmodFileAsync', (area: unknown) => assertFile(area, 'write')),
+        chownFileAsync: checked('chownFileAsync', (area: unknown) => assertFile(area, 'write')),
+        unlinkAsync: checked('unlinkAsync', (area: unknown) => assertFile(area, 'delete')),
+        setPasswordAsync: checked('setPasswordAsync', (id: string) => assertPassword(id)),
+    });
+}
+
+/** The rights of a group after a merge: every right the old or the new object grants. */
+function unionRights(existing: ioBroker.Object, next: unknown): Record<string, Record<string, boolean>> {
+    const union: Record<string, Record<string, boolean>> = {};
+    for (const source of [groupRights(existing), groupRights(next)]) {
+        for (const [section, ops] of Object.entries(source)) {
+            union[section === 'users' ? 'user' : section] = { ...union[section === 'users' ? 'user' : section], ...ops };
+        }
+    }
+    return union;
+}
