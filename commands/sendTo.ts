@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { anyJson, opaque } from '../src/lib/schemas';
-import { assertInstanceAlive, assertMessageReadable, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../src/lib/messaging';
+import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../src/lib/messaging';
 
 export default defineCommand({
     name: 'sendTo',
@@ -20,7 +20,7 @@ export default defineCommand({
     async handler({ adapterInstance, command, message, timeout }, ctx) {
         const name = instanceName(adapterInstance);
         await assertInstanceAlive(ctx, name);
-        await assertMessageReadable(ctx, name, message);
+        await assertMessageAllowed(ctx, name, command, message);
         return (await sendToInstance(ctx, name, command, message, timeout)) ?? null;
     },
 });

@@ -1,6 +1,6 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
-import { assertMayReadState } from './read-access';
+import { assertMayReadState, assertMayWriteState } from './read-access';
 
 export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
 export const MAX_MESSAGE_TIMEOUT_MS = 120_000;
@@ -37,20 +37,26 @@ export async function assertInstanceAlive(ctx: RequestContext, name: string): Pr
     }
 }
 
+/** The history adapters' (history, sql, influxdb) messages that change stored values or settings. */
+const HISTORY_WRITES = new Set(['storeState', 'delete', 'deleteAll', 'deleteRange', 'update', 'enableHistory', 'disableHistory']);
+
 /**
- * A message to a history instance that names states (`id`) answers their values or history: the
- * caller must be allowed to read each of them, as `getHistory` requires.
+ * A message to a history instance that names states (`id`) answers or changes their values or
+ * history: the caller must be allowed to read each of them, as `getHistory` requires, and to write
+ * each of them when the message changes something, as `/v1/addHistory` requires.
  */
-export async function assertMessageReadable(ctx: RequestContext, name: string, message: unknown): Promise<void> {
+export async function assertMessageAllowed(ctx: RequestContext, name: string, command: string, message: unknown): Promise<void> {
     const ids = namedIds(message);
-    if (!ids.length) {
+    const common = (await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
+    if (!common?.getHistory && common?.type !== 'storage') {
         return;
     }
-    const common = (await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
-    if (common?.getHistory || common?.type === 'storage') {
-        for (const id of ids) {
-            await assertMayReadState(ctx, id);
-        }
+    const writes = HISTORY_WRITES.has(command);
+    if (writes && !ids.length) {
+        throw new HttpError('INVALID_PARAMS', `${command} to a history instance must name the states it changes (id)`, { instance: name });
+    }
+    for (const id of ids) {
+        await (writes ? assertMayWriteState(ctx, id) : assertMayReadState(ctx, id));
     }
 }
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
-import { assertInstanceAlive, assertMessageReadable, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../lib/messaging';
+import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../lib/messaging';
 import { paramsError } from '../parse-params';
 import { isTrueFlag } from '../query';
 import { MAX_JSON_DEPTH, tooDeep } from '../read-body';
@@ -72,7 +72,7 @@ async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> 
     }
     const instance = instanceName(req.params.instance);
     await adapterCall(assertInstanceAlive(ctx, instance), { instance });
-    await assertMessageReadable(ctx, instance, request.data);
+    await assertMessageAllowed(ctx, instance, String(request.message), request.data);
     if (isTrueFlag(request.noResponse)) {
         ctx.storage.sendTo(instance, String(request.message), request.data as ioBroker.MessagePayload);
         return { result: 'sent' };

@@ -7,6 +7,7 @@ import t from 'tap';
 import { createState, createUser } from '../support/iobroker';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 import { basic } from '../support/raw-request';
+import { fakeInstance } from '../support/fake-instance';
 
 const ADMIN = basic('admin', 'iobroker');
 const MALLORY = basic('mallory', 'm-pass');
@@ -177,4 +178,36 @@ t.test("files: an adapter's own pages are for administrators, user areas stay wr
     await host.storage.objects.writeFileAsync('0_userdata.0', 'notes.txt', 'shared', { mode: 0x666 });
     const own = await command('writeFile64', { adapter: '0_userdata.0', fileName: 'notes.txt', data64: Buffer.from('hello').toString('base64') }, FILER);
     t.equal(own.status, 200, `user data stays writable ${JSON.stringify(own.json)}`);
+});
+
+t.test('messages that change history need write rights on every state they name', async t => {
+    await createUser(host.storage, 'reader', { state: { read: true, list: true }, object: { read: true }, other: { sendto: true } }, 'r-pass');
+    await createUser(host.storage, 'writer', { state: { read: true, write: true }, object: { read: true }, other: { sendto: true } }, 'x-pass');
+    const history = await fakeInstance({ storage: host.storage } as never, 'history.0', () => ({ result: [] }));
+    await host.storage.objects.extendObjectAsync('system.adapter.history.0', { common: { getHistory: true, type: 'storage' } });
+    try {
+        const READER = basic('reader', 'r-pass');
+        for (const [message, data] of [
+            ['storeState', { id: '0_userdata.0.mine', state: { val: 666, ts: 1 } }],
+            ['deleteAll', [{ id: '0_userdata.0.mine' }]],
+            ['enableHistory', { id: '0_userdata.0.mine', options: {} }],
+        ] as const) {
+            let res = await app.request('/v1/sendto/history.0', { method: 'POST', headers: READER, body: { message, data } });
+            t.equal(res.status, 403, `${message} by a reader, through /v1/sendto`);
+            res = await app.request('/v1/command/sendTo', { method: 'POST', headers: READER, body: { adapterInstance: 'history.0', command: message, message: data } });
+            t.equal(res.status, 403, `${message} by a reader, through the command`);
+        }
+        t.same(history.received, [], 'the history instance got none of them');
+        let res = await app.request('/v1/sendto/history.0', { method: 'POST', headers: basic('writer', 'x-pass'), body: { message: 'deleteAll', data: {} } });
+        t.equal(res.status, 422, 'a changing message naming no state');
+        res = await app.request('/v1/sendto/history.0', { method: 'POST', headers: basic('writer', 'x-pass'), body: { message: 'storeState', data: { id: '0_userdata.0.locked', state: { val: 1, ts: 1 } } } });
+        t.equal(res.status, 403, 'a writer, on a state it may not write');
+        res = await app.request('/v1/sendto/history.0', { method: 'POST', headers: basic('writer', 'x-pass'), body: { message: 'storeState', data: { id: '0_userdata.0.mine', state: { val: 1, ts: 1 } } } });
+        t.equal(res.status, 200, 'a writer, on a state it may write');
+        res = await app.request('/v1/sendto/history.0', { method: 'POST', headers: READER, body: { message: 'getHistory', data: { id: '0_userdata.0.mine', options: {} } } });
+        t.equal(res.status, 200, 'reading history stays a read');
+        t.same(history.received.map(m => m.command), ['storeState', 'getHistory']);
+    } finally {
+        await history.close();
+    }
 });
