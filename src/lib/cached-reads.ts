@@ -3,7 +3,7 @@ import { narrowObject } from '../auth/scope';
 import type { RequestContext } from '../request-context';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import { isPattern } from '../access/patterns';
-import { assertInReadScope } from './read-access';
+import { assertInReadScope, withVisibleMembers } from './read-access';
 
 const PERMISSION_ERROR = 'permissionError';
 
@@ -36,6 +36,10 @@ export function peekObject(ctx: RequestContext, id: string, context: Record<stri
     const obj = ctx.app.objectCache.peek(id);
     if (obj) {
         assertMayRead(ctx, 'object', id, obj, context);
+        if (obj.type === 'enum' && !seesAll(ctx.acl)) {
+            // its members are checked one by one: readObject waits for them
+            return undefined;
+        }
     }
     return seen(ctx, obj);
 }
@@ -56,10 +60,16 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
 }
 
 /**
- * An object as `getForeignObject` with the caller's rights answers it, from the coherent cache.
+ * An object as `getForeignObject` with the caller's rights answers it, from the coherent cache, an
+ * enum with only the members the caller may read; `whole` (to merge a write into) keeps them all.
  * Shared with the cache: copy before changing it.
  */
-export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): Promise<ioBroker.Object | null> {
+export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }, whole = false): Promise<ioBroker.Object | null> {
+    const obj = await readCheckedObject(ctx, id, context);
+    return whole ? obj : withVisibleMembers(ctx, seen(ctx, obj));
+}
+
+async function readCheckedObject(ctx: RequestContext, id: string, context: Record<string, unknown>): Promise<ioBroker.Object | null> {
     assertInReadScope(ctx, id, context);
     if (uncachable(ctx, id)) {
         const obj = (await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
@@ -67,17 +77,13 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
             // js-controller 7.2.3's getForeignObject hands the caller to its objects DB in the wrong place: nothing is checked
             assertMayRead(ctx, 'object', id, obj, context);
         }
-        return seen(ctx, obj);
-    }
-    const hit = peekObject(ctx, id, context);
-    if (hit !== undefined) {
-        return hit;
+        return obj;
     }
     const obj = await adapterCall(ctx.app.objectCache.get(id), context);
     if (obj) {
         assertMayRead(ctx, 'object', id, obj, context);
     }
-    return seen(ctx, obj);
+    return obj;
 }
 
 /**

@@ -27,8 +27,8 @@ export function readAccess(ctx: RequestContext): ReadAccess | null {
     };
 }
 
-/** A dictionary id → object without the objects the caller may not read. */
-export function visibleObjects<T extends Guarded>(ctx: RequestContext, objects: Record<string, T>): Record<string, T> {
+/** A dictionary id → object without the objects the caller may not read, enums without the members it may not. */
+export async function visibleObjects<T extends Guarded>(ctx: RequestContext, objects: Record<string, T>): Promise<Record<string, T>> {
     const access = readAccess(ctx);
     if (!access) {
         return objects;
@@ -37,7 +37,7 @@ export function visibleObjects<T extends Guarded>(ctx: RequestContext, objects: 
     const visible: Record<string, T> = {};
     for (const [id, obj] of Object.entries(objects)) {
         if (access.object(id, obj)) {
-            visible[id] = scope ? narrowObject(scope, obj) : obj;
+            visible[id] = await withVisibleMembers(ctx, scope ? narrowObject(scope, obj) : obj);
         }
     }
     return visible;
@@ -56,7 +56,8 @@ export async function visibleRows<R extends { id: string; value?: unknown }>(ctx
         const obj = value && typeof value === 'object' && 'common' in value ? value : await objectOf(ctx, row.id);
         if (access.object(row.id, obj)) {
             const scope = ctx.acl.token?.scope;
-            visible.push(scope && row.value ? { ...row, value: narrowObject(scope, row.value) } : row);
+            const value = scope && row.value ? narrowObject(scope, row.value) : row.value;
+            visible.push(value === row.value && !isEnum(value) ? row : { ...row, value: await withVisibleMembers(ctx, value) });
         }
     }
     return visible;
@@ -140,29 +141,32 @@ export async function assertMayReadState(ctx: RequestContext, id: string): Promi
     }
 }
 
-/** An enum whose `common.members` names only objects the caller may read (ids alone reveal a house). */
-export async function withVisibleMembers<T extends ioBroker.Object>(ctx: RequestContext, enumObj: T): Promise<T> {
+function isEnum(obj: unknown): obj is { type: 'enum'; common: { members: unknown[] } } {
+    const given = obj as { type?: unknown; common?: { members?: unknown } } | null | undefined;
+    return given?.type === 'enum' && Array.isArray(given.common?.members);
+}
+
+/**
+ * An enum whose `common.members` names only objects the caller may read (ids alone reveal a house);
+ * anything else as it is. Every path that answers an object passes here: single reads, listings, views.
+ */
+export async function withVisibleMembers<T>(ctx: RequestContext, obj: T): Promise<T> {
     const access = readAccess(ctx);
-    const members = (enumObj.common as { members?: unknown })?.members;
-    if (!access || !Array.isArray(members)) {
-        return enumObj;
+    if (!access || !isEnum(obj)) {
+        return obj;
     }
     const visible: string[] = [];
-    for (const id of members) {
+    for (const id of obj.common.members) {
         if (typeof id === 'string' && access.object(id, await objectOf(ctx, id).catch(() => null))) {
             visible.push(id);
         }
     }
-    return { ...enumObj, common: { ...enumObj.common, members: visible } };
+    return visible.length === obj.common.members.length ? obj : { ...obj, common: { ...obj.common, members: visible } };
 }
 
 /** A dictionary of enums the caller may read, each with only its readable members. */
-export async function visibleEnums(ctx: RequestContext, enums: Record<string, ioBroker.Object>): Promise<Record<string, ioBroker.Object>> {
-    const visible: Record<string, ioBroker.Object> = {};
-    for (const [id, obj] of Object.entries(visibleObjects(ctx, enums))) {
-        visible[id] = obj ? await withVisibleMembers(ctx, obj) : obj;
-    }
-    return visible;
+export function visibleEnums(ctx: RequestContext, enums: Record<string, ioBroker.Object>): Promise<Record<string, ioBroker.Object>> {
+    return visibleObjects(ctx, enums);
 }
 
 /** The top-level entries of the file storage (one per meta object) whose meta object the caller may read. */

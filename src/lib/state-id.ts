@@ -51,8 +51,12 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
     }
     // a name must not reveal the id behind it to a token whose scope leaves that id out
     assertInReadScope(ctx, byName, { id: idOrName });
+    // nor to a caller who may not read its object: answered as an unknown name, the id stays unsaid
     const named = await readObject(ctx, byName).catch(() => null);
-    return { id: byName, obj: named ?? null };
+    if (!named) {
+        throw new HttpError('NOT_FOUND', 'ID not found', { id: idOrName });
+    }
+    return { id: byName, obj: named };
 }
 
 export function splitIds(raw: string): string[] {

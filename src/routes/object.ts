@@ -6,7 +6,7 @@ import { peekObject as peekCachedObject, readObject as readCachedObject } from '
 import { mergeObject } from '../lib/object-merge';
 import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
 import { objectSource } from '../lib/listing-sources';
-import { assertInWriteScope } from '../lib/read-access';
+import { assertInWriteScope, withVisibleMembers } from '../lib/read-access';
 import { writingContext, type RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
 import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../lib/schemas';
@@ -36,7 +36,8 @@ async function readObject(ctx: RequestContext, id: string): Promise<ioBroker.Obj
 /** The object about to be written or deleted: a token must have `id` in its write patterns, and may then read it. */
 function readForWriting(ctx: RequestContext, id: string): Promise<ioBroker.Object | null> {
     assertInWriteScope(ctx, id, { objectId: id });
-    return readObject(writingContext(ctx), id);
+    // whole: a merge into an enum keeps the members the caller may not see
+    return readCachedObject(writingContext(ctx), id, { objectId: id }, true);
 }
 
 async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.SettableObject): Promise<void> {
@@ -108,7 +109,7 @@ export const updateObjectRoute = defineRoute({
         // a copy: js-controller completes the object it is given, and the cache shares `existing`
         const merged = mergeObject(structuredClone(existing) as unknown as Record<string, unknown>, objectFromBody(req, false) as never);
         await writeObject(ctx, id, merged as unknown as ioBroker.SettableObject);
-        return merged;
+        return withVisibleMembers(ctx, merged);
     },
 });
 
