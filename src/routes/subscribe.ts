@@ -74,8 +74,10 @@ async function subscribePattern(req: RouteRequest, ctx: RequestContext, kind: 's
         const url = param(req, 'url') ? { url: 'http://ipaddress:9000/hook/' } : {};
         throw new HttpError('INVALID_PARAMS', 'pattern not provided', { expectedBody: { ...url, pattern: PATTERN_EXAMPLE } });
     }
+    // before the target: a hook is checked by calling its URL, which a refused pattern must not cause
+    const safe = safePattern('pattern', pattern);
     const target = (await subscriptionTarget(req, ctx, true, { pattern: PATTERN_EXAMPLE }))!;
-    await target.set.add(kind, safePattern('pattern', pattern), kind === 'state' ? filterOf(req) : {});
+    await target.set.add(kind, safe, kind === 'state' ? filterOf(req) : {});
     await target.changed();
     return { result: 'OK' };
 }
