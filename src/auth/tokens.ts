@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HttpError } from '../http-error';
 import type { CoherentCache } from '../lib/coherent-cache';
 import { destroySession, getSession, setSession, type LoginSession } from '../lib/sessions';
 import type { StoragePort } from '../storage/port';
@@ -98,7 +99,8 @@ async function endSession(storage: StoragePort, session: LoginSession): Promise<
 export async function issueTokens(services: TokenServices, user: string, ttlSeconds: number): Promise<TokenAnswer> {
     const owner = await readUser(services, shortName(user));
     if (!owner) {
-        throw new Error(`The user ${user} vanished while it logged in`);
+        // deleted between the password check and now
+        throw new HttpError('UNAUTHORIZED', 'User is required');
     }
     const now = Date.now();
     const session: LoginSession = {
