@@ -1,22 +1,28 @@
 import { Type } from '@sinclair/typebox';
+import { isAdministrator } from '../src/acl';
+import { accessSession } from '../src/auth/tokens';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
-import { getSession, setSession } from '../src/lib/sessions';
+import { setSession } from '../src/lib/sessions';
 
 export default defineCommand({
     name: 'updateTokenExpiration',
-    summary: 'Extend a valid access token by the configured lifetime (ttl)',
+    summary: 'Extend a valid access token by the configured lifetime (ttl): one\'s own, or any as administrator',
     params: Type.Object({ accessToken: Type.String({ description: 'The access token' }) }),
-    // the token itself is the credential
+    // checked in the handler: the token's own user, or an administrator
     permission: null,
     effect: 'write',
     envelope: 'result',
     result: Type.Literal(true),
-    errors: [404],
-    async handler({ accessToken }, { storage, app }) {
-        const session = accessToken ? await getSession(storage, `a:${accessToken}`) : null;
+    errors: [403, 404],
+    async handler({ accessToken }, { storage, app, acl }) {
+        // a session its user no longer accepts (disabled, deleted, new password) is no token to extend
+        const session = await accessSession({ storage, objectCache: app.objectCache }, accessToken);
         if (!session) {
             throw new HttpError('NOT_FOUND', 'No access token found', { result: false });
+        }
+        if (`system.user.${session.user}` !== acl.user && !isAdministrator(acl)) {
+            throw new HttpError('FORBIDDEN', 'permissionError', { result: false });
         }
         const ttl = app.config.ttl;
         await setSession(storage, `a:${accessToken}`, ttl, { ...session, aExp: Date.now() + ttl * 1000 });

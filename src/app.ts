@@ -5,10 +5,10 @@ import type { AppServices } from './app-services';
 import { applyCors } from './cors';
 import { HttpError, toErrorBody } from './http-error';
 import { parseQuery, type Query } from './query';
-import { readFormBody, readJsonBody, readRawBody } from './read-body';
+import { bodyUnread, readFormBody, readJsonBody, readRawBody } from './read-body';
 import { readUpload } from './read-multipart';
 import { createContext, type RequestContext } from './request-context';
-import type { Route } from './route';
+import type { Route, RouteRequest } from './route';
 import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './router';
 import { commandErrorExtra, commandReply } from './routes/command';
 import { routeBody, routeInput, routeParams } from './route-input';
@@ -125,6 +125,11 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         if (toErrorBody(err).status === 500) {
             services.errors.report(err, place);
         }
+        if (bodyUnread(req) && !res.headersSent) {
+            // refused before its body was read: closing after the answer stops the client sending, and
+            // nothing of the rest is buffered or drained
+            res.setHeader('Connection', 'close');
+        }
         sendError(req, res, err, extra);
     }
 
@@ -163,11 +168,12 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         const params = routeParams(route, match.params as Record<string, string>);
         const input = routeInput(route, query);
-        const body = route.body ? routeBody(route, await readRouteBody(req, route, services.config.bodyLimit)) : undefined;
-        const answer = route.handler(
-            { params, query, input, body, headers: req.headers, remoteAddress: clientAddress(req), prefix: target.prefix, url: req.url ?? '/', signal: route.waits ? abortOnClose(res) : undefined },
-            ctx,
-        );
+        const request: RouteRequest = { params, query, input, body: undefined, headers: req.headers, remoteAddress: clientAddress(req), prefix: target.prefix, url: req.url ?? '/' };
+        await route.beforeBody?.(request, ctx);
+        const limit = Math.min(route.bodyLimit ?? Infinity, services.config.bodyLimit);
+        request.body = route.body ? routeBody(route, await readRouteBody(req, route, limit)) : undefined;
+        request.signal = route.waits ? abortOnClose(res) : undefined;
+        const answer = route.handler(request, ctx);
         const result = answer instanceof Promise ? await answer : answer;
         send(req, res, result instanceof Reply ? result : Reply.json(result));
     }

@@ -7,6 +7,11 @@ export function hasBody(req: IncomingMessage): boolean {
     return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
+/** A body was announced and not (fully) read: the connection cannot be reused without draining it. */
+export function bodyUnread(req: IncomingMessage): boolean {
+    return hasBody(req) && !req.complete;
+}
+
 /** Reads the whole body under `limit`; beyond it answers 413 without buffering the rest. */
 export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const declared = Number(req.headers['content-length']);

@@ -60,6 +60,13 @@ export interface Route {
      * (the bytes as sent, a `Buffer`, e.g. to check a signature over them).
      */
     body?: 'json' | 'form' | 'upload' | 'raw';
+    /** Bytes of body read at most (413 beyond), below the instance's `bodyLimit`: public routes keep it small. */
+    bodyLimit?: number;
+    /**
+     * Runs before the body is read (its `body` is still undefined): a public route refuses here what it
+     * can tell without the body, so an unknown caller cannot make it read one.
+     */
+    beforeBody?(req: RouteRequest, ctx: RequestContext): Promise<void> | void;
     /** The docs name of a trailing `*` (it may contain `/`), e.g. `fileName`; handlers read `params['*']`. */
     wildcard?: string;
     /** Path parameters with more than plain text to declare; each `:name` is text otherwise. */

@@ -57,7 +57,7 @@ export async function authenticate(app: AppServices, req: IncomingMessage, query
 
 async function authenticatedUser(app: AppServices, req: IncomingMessage, { user, password, token }: Credentials): Promise<string> {
     if (token !== undefined) {
-        const owner = await accessTokenUser(app.storage, token);
+        const owner = await accessTokenUser(app, token);
         if (!owner) {
             // the 4.0.2 text, whose "undefined" clients may match on
             throw new HttpError('UNAUTHORIZED', 'Invalid access token: undefined');

@@ -11,6 +11,10 @@ export interface LoginSession {
     rExp: number;
     /** User name without `system.user.` */
     user: string;
+    /** Ours only: the user's identity and password hash at login, fingerprinted (src/auth/tokens.ts). */
+    fp?: string;
+    /** Ours only: a refresh under way marked the refresh token used. */
+    used?: string;
 }
 
 export function getSession(storage: StoragePort, key: string): Promise<LoginSession | null> {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { credentialsOf } from '../auth/authenticate';
-import { issueTokens, refreshTokens, revokeToken, REFRESH_TTL_SECONDS, type TokenAnswer } from '../auth/tokens';
+import { issueTokens, refreshTokens, revokeToken, REFRESH_TTL_SECONDS, type TokenAnswer, type TokenServices } from '../auth/tokens';
 import { HttpError } from '../http-error';
 import { json } from '../lib/schemas';
 import { defineRoute, type Route, type RouteRequest } from '../route';
@@ -8,6 +8,12 @@ import type { RequestContext } from '../request-context';
 import { Reply } from '../send';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+/** Token requests are a few fields: nobody gets to make an unauthenticated route buffer more. */
+export const OAUTH_BODY_LIMIT = 16 * 1024;
+
+function tokenServices(ctx: RequestContext): TokenServices {
+    return { storage: ctx.storage, objectCache: ctx.app.objectCache };
+}
 
 /** RFC 6749 error members, plus the `name`/`message`/`statusCode` members 4.0.2 clients read. */
 function oauthError(status: number, error: string, description: string): Reply {
@@ -40,7 +46,7 @@ async function token(req: RouteRequest, ctx: RequestContext): Promise<Reply> {
         }
         try {
             const user = await ctx.app.credentials.check(p.username, p.password, req.remoteAddress);
-            answer = await issueTokens(ctx.storage, user, ttl);
+            answer = await issueTokens(tokenServices(ctx), user, ttl);
         } catch (err) {
             if (err instanceof HttpError && err.status === 401) {
                 return oauthError(400, 'invalid_grant', 'Invalid grant: user credentials are invalid');
@@ -48,7 +54,7 @@ async function token(req: RouteRequest, ctx: RequestContext): Promise<Reply> {
             throw err;
         }
     } else if (p.grant_type === 'refresh_token') {
-        answer = await refreshTokens(ctx.storage, p.refresh_token, ttl);
+        answer = await refreshTokens(tokenServices(ctx), p.refresh_token, ttl);
         if (!answer) {
             return oauthError(400, 'invalid_grant', 'Invalid grant: refresh token is invalid');
         }
@@ -70,7 +76,7 @@ const TOKENS = json(
 const DONE = json(Type.Object({}, { additionalProperties: true }), 'Done');
 
 const oauthRoute = (method: Route['method'], path: string, summary: string, handler: Route['handler'], extra: Partial<Route> = {}): Route =>
-    defineRoute({ method, path, summary, tag: 'auth', permission: null, public: true, handler, responses: { '200': DONE }, ...extra });
+    defineRoute({ method, path, summary, tag: 'auth', permission: null, public: true, bodyLimit: OAUTH_BODY_LIMIT, handler, responses: { '200': DONE }, ...extra });
 
 const tokenQuery = Type.Object({
     grant_type: Type.Union([Type.Literal('password'), Type.Literal('refresh_token')]),

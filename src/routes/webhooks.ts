@@ -5,7 +5,7 @@ import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
 import { json } from '../lib/schemas';
 import { MAX_PAYLOAD_BYTES, parsePayload } from '../webhooks/payload';
-import { authentic, NAME_PATTERN, wrongSecret } from '../webhooks/receivers';
+import { authentic, mayBeAuthentic, NAME_PATTERN, wrongSecret } from '../webhooks/receivers';
 
 // creating receivers writes objects; only administrators may, because a receiver opens a URL without login
 const MANAGE = { type: 'object', operation: 'write' } as const;
@@ -109,13 +109,28 @@ export const receiveWebhookRoute = defineRoute({
     params: nameParams,
     query: Type.Object({ key: Type.Optional(Type.String({ description: 'The receiver secret (instead of a signature)' })) }),
     body: 'raw',
+    bodyLimit: MAX_PAYLOAD_BYTES,
+    // anyone may post here: the receiver and what of its secret can be checked come before any body is read
+    async beforeBody(req, { app }) {
+        const { name } = req.params;
+        const guardKey = `webhook:${name}`;
+        app.webhookGuard.assertAllowed(req.remoteAddress, guardKey);
+        const receiver = await app.receivers.get(name);
+        if (!receiver) {
+            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { name });
+        }
+        if (!mayBeAuthentic(receiver.secret, req.headers, req.input.key as string | undefined)) {
+            app.webhookGuard.failed(req.remoteAddress, guardKey);
+            throw wrongSecret();
+        }
+    },
     responses: { '200': json(Type.Object({ name: Type.String(), states: Type.Integer({ description: 'Values written from the payload' }), lastReceived: Type.Number() }), 'Written') },
     errors: [400, 401, 404, 413, 422, 429, 503],
     async handler(req, ctx) {
         const { app } = ctx;
         const { name } = req.params;
         const guardKey = `webhook:${name}`;
-        app.webhookGuard.assertAllowed(req.remoteAddress, guardKey);
+        // read again: the receiver may have gone while the body came in
         const receiver = await app.receivers.get(name);
         if (!receiver) {
             throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { name });
@@ -126,9 +141,6 @@ export const receiveWebhookRoute = defineRoute({
             throw wrongSecret();
         }
         app.webhookGuard.succeeded(req.remoteAddress, guardKey);
-        if (body.length > MAX_PAYLOAD_BYTES) {
-            throw new HttpError('PAYLOAD_TOO_LARGE', `A webhook payload is at most ${MAX_PAYLOAD_BYTES} bytes`);
-        }
         const { value, raw } = parsePayload(body, String(req.headers['content-type'] ?? ''));
         const states = await app.receivers.write(name, value, raw);
         return { name, states, lastReceived: Date.now() };

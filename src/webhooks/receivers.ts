@@ -26,6 +26,31 @@ function hmacKey(secret: string): Buffer {
     return secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret);
 }
 
+/** Standard Webhooks headers when all three are there and the timestamp is fresh. */
+function standardHeaders(headers: IncomingHttpHeaders, now: number): { id: string; timestamp: string; signatures: string } | undefined {
+    const id = headers['webhook-id'];
+    const timestamp = headers['webhook-timestamp'];
+    const signatures = headers['webhook-signature'];
+    if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') {
+        return undefined;
+    }
+    if (!/^\d+$/.test(timestamp) || Math.abs(now / 1000 - Number(timestamp)) > TOLERANCE_S) {
+        return undefined;
+    }
+    return { id, timestamp, signatures };
+}
+
+/**
+ * What can be told before the body is read: a `?key=` is checked whole; a signature over the body
+ * can only be seen to be there (with a fresh timestamp) and is checked by `authentic` afterwards.
+ */
+export function mayBeAuthentic(secret: string, headers: IncomingHttpHeaders, key: string | undefined, now = Date.now()): boolean {
+    if (key !== undefined) {
+        return equal(key, secret);
+    }
+    return typeof headers['x-webhook-signature'] === 'string' || standardHeaders(headers, now) !== undefined;
+}
+
 /**
  * Whether the request carries the receiver's secret: `?key=`, `X-Webhook-Signature: sha256=<hex>`
  * (HMAC-SHA256 of the body), or the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
@@ -40,15 +65,11 @@ export function authentic(secret: string, body: Buffer, headers: IncomingHttpHea
         const expected = createHmac('sha256', hmacKey(secret)).update(body).digest('hex');
         return equal(signature.replace(/^sha256=/, ''), expected);
     }
-    const id = headers['webhook-id'];
-    const timestamp = headers['webhook-timestamp'];
-    const signatures = headers['webhook-signature'];
-    if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') {
+    const standard = standardHeaders(headers, now);
+    if (!standard) {
         return false;
     }
-    if (!/^\d+$/.test(timestamp) || Math.abs(now / 1000 - Number(timestamp)) > TOLERANCE_S) {
-        return false;
-    }
+    const { id, timestamp, signatures } = standard;
     const expected = createHmac('sha256', hmacKey(secret)).update(`${id}.${timestamp}.`).update(body).digest('base64');
     return signatures.split(' ').some(entry => entry.startsWith('v1,') && equal(entry.slice(3), expected));
 }
