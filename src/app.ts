@@ -99,7 +99,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     const router = buildRouter(routes, services.commands.values(), prefixes);
     const anonymous = createContext(services, services.storage, ANONYMOUS);
     const { auth } = services.config;
-    // web's auth is a session cookie: ambient too, so its writes get rule (a); a rebinding page has no cookie for our name
+    // web's login may be a session cookie, ambient too: its writes get rule (a); a rebinding page has no login for our name
     const guard = createBrowserGuard(services.config, { writes: !auth || !!services.identify, hosts: !auth && !services.identify });
     // longest first: `/rest-api/v1/` must not be read as a path under the root
     const mounts = prefixes.map(p => p.toLowerCase()).sort((a, b) => b.length - a.length);
