@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAllowed } from './acl';
 import { authenticate, clientAddress } from './auth/authenticate';
 import type { AppServices } from './app-services';
+import { createBrowserGuard, isBrowserRequest } from './browser-guard';
 import { applyCors } from './cors';
 import { HttpError, toErrorBody } from './http-error';
 import { parseQuery, type Query } from './query';
@@ -67,6 +68,24 @@ function scopeAdmits(ctx: RequestContext, route: Route): boolean {
     return !scope || route.scoped === 'ids' || (route.scoped === 'metrics' && scope.metrics);
 }
 
+/**
+ * Whether a request changes something, for the browser rules: any method but GET/HEAD, and GETs that
+ * write. Public routes are left out: they carry their own proof (a secret, a password), not ambient rights.
+ */
+function writes(method: string | undefined, target: Target, query: Query): boolean {
+    if (target.command) {
+        return method === 'POST' || target.command.effect === 'write';
+    }
+    const { route } = target;
+    if (route.public) {
+        return false;
+    }
+    if (method !== 'GET' && method !== 'HEAD') {
+        return true;
+    }
+    return route.writesOnGet === true || (route.writesOnGet?.(query) ?? false);
+}
+
 /** `/v1/state/:stateId`, `/v1/command/getState`, or `unmatched` for what no route took. */
 function metricsRoute(place: ErrorPlace): string {
     if (place.command) {
@@ -79,6 +98,9 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     const prefixes = servedPrefixes(services.basePath);
     const router = buildRouter(routes, services.commands.values(), prefixes);
     const anonymous = createContext(services, services.storage, ANONYMOUS);
+    const { auth } = services.config;
+    // web's login may be a session cookie, ambient too: its writes get rule (a); a rebinding page has no login for our name
+    const guard = createBrowserGuard(services.config, { writes: !auth || !!services.identify, hosts: !auth && !services.identify });
     // longest first: `/rest-api/v1/` must not be read as a path under the root
     const mounts = prefixes.map(p => p.toLowerCase()).sort((a, b) => b.length - a.length);
 
@@ -138,6 +160,10 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         const q = url.indexOf('?');
         const path = q === -1 ? url : url.slice(0, q);
         const query = parseQuery(q === -1 ? '' : url.slice(q + 1));
+        const browser = isBrowserRequest(req);
+        if (browser) {
+            guard.checkHost(req);
+        }
         // HEAD is answered like GET; send() leaves the body out
         const match = router.find((req.method === 'HEAD' ? 'GET' : req.method) as 'GET', path);
         if (!match) {
@@ -146,6 +172,9 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         const target = match.store as Target;
         place.route = target.route ? `${target.route.method} ${target.route.path}` : '/v1/command/{name}';
         place.command = target.command?.name;
+        if (browser && writes(req.method, target, query)) {
+            guard.checkWrite(req);
+        }
         if ((target.command || !(target.route.offline ?? target.route.public)) && !services.storageUp()) {
             // js-controller would queue the call until the DB returns: answer now instead of hanging
             throw new HttpError('UNAVAILABLE', 'Database not connected', {}, undefined, { 'Retry-After': '5' });

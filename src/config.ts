@@ -25,8 +25,10 @@ export interface Config {
     httpGetAllowLocal: boolean;
     /** With auth on: serve the OpenAPI document without credentials too. */
     publicDocs: boolean;
-    /** Origins allowed by CORS; empty: every origin, as 4.0.2. */
+    /** Origins allowed by CORS; empty: every origin, as 4.0.2. Browser writes are allowed from these and our own. */
     corsOrigins: string[];
+    /** With auth off: host names besides address literals, localhost and this machine's name that browsers may use. */
+    allowedHosts: string[];
     /** Consecutive failed deliveries after which a URL hook is dropped. */
     hookMaxFailures: number;
     /** First retry delay of a failed hook delivery in ms (doubles each time). */
@@ -70,10 +72,9 @@ function str(value: unknown, fallback = ''): string {
     return typeof value === 'string' ? value : fallback;
 }
 
-/** A comma-separated option as its trimmed, non-empty parts. */
+/** A comma-separated option (or a list, as admin's chips field stores it) as its trimmed, non-empty parts. */
 function list(value: unknown): string[] {
-    return str(value)
-        .split(',')
+    return (Array.isArray(value) ? value.map(part => str(part)) : str(value).split(','))
         .map(part => part.trim())
         .filter(Boolean);
 }
@@ -124,6 +125,7 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
             sseStreamsTotal: Math.max(1, int(native.sseStreamsTotal, 200)),
         },
         corsOrigins: list(native.corsOrigins),
+        allowedHosts: list(native.allowedHosts),
         metricsStates: list(native.metricsStates),
         metricsPublic: bool(native.metricsPublic),
         // on unless switched off: a receiver exists only once an administrator created one

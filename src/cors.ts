@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config';
+import { NOSNIFF } from './send';
 
 const METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE';
 
@@ -26,6 +27,6 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, config: Con
         res.appendHeader('Vary', 'Access-Control-Request-Headers');
     }
     res.setHeader('Access-Control-Max-Age', '600');
-    res.writeHead(204, { 'Content-Length': 0 }).end();
+    res.writeHead(204, { 'Content-Length': 0, 'X-Content-Type-Options': NOSNIFF }).end();
     return true;
 }

@@ -11,7 +11,7 @@ type Json = Record<string, unknown>;
 const ERROR_TEXT: Record<number, string> = {
     400: 'Bad request: the body is no valid JSON, or a request that cannot be served',
     401: 'No credentials, or wrong ones',
-    403: 'The user lacks the permission (`permissionError`)',
+    403: 'The user lacks the permission (`permissionError`); with auth off (or web\'s login) also a browser request from a foreign page or host name',
     404: 'Not found',
     405: 'Method not allowed',
     408: 'The request did not arrive in time, or the answer it waits for did not',
@@ -39,8 +39,9 @@ function errorStatuses(kind: { permission: unknown; public?: boolean; params: bo
     if (kind.auth && !kind.public) {
         statuses.add(401).add(429);
     }
-    // with auth on, an API token's scope may refuse any route or command (src/auth/scope.ts)
-    if (kind.permission || (kind.auth && !kind.public)) {
+    // with auth on, an API token's scope may refuse any route or command (src/auth/scope.ts);
+    // with it off, the browser rules any request (src/browser-guard.ts)
+    if (kind.permission || !kind.auth || !kind.public) {
         statuses.add(403);
     }
     if (kind.params) {

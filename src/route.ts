@@ -93,6 +93,11 @@ export interface Route {
     challenge?: boolean;
     /** The answer may take long (long polling, event streams): the handler gets an abort signal. */
     waits?: boolean;
+    /**
+     * A GET that writes (4.0.2's `?value=`, `/toggle`): `true`, or true for the queries that write.
+     * Browsers send such GETs cross-site without asking (images, links), so they count as writes.
+     */
+    writesOnGet?: true | ((query: Query) => boolean);
     /** The answer, or a promise of it: hot paths answer from caches without one. */
     handler(req: RouteRequest, ctx: RequestContext): unknown;
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { inertHeaders } from './active-content';
 import { toErrorBody } from './http-error';
 import { dictionaryText, STREAM_FROM_ENTRIES, writeDictionary, type DictionaryBody } from './stream-json';
 
@@ -54,6 +55,11 @@ export class Reply {
         return new Reply(200, body, 'bytes', { 'Content-Type': contentType, ...headers });
     }
 
+    /** Bytes we did not write (stored files, fetched pages, an instance's reply): never active content of our origin. */
+    static untrusted(body: Buffer | string, contentType: string): Reply {
+        return Reply.bytes(body, contentType, inertHeaders(contentType));
+    }
+
     /** 204: done, nothing to say. */
     static noContent(): Reply {
         return new Reply(204, undefined, 'empty');
@@ -79,6 +85,9 @@ export class Reply {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** On every answer: a browser takes each body as the type we name, never sniffs JSON or text into a page. */
+export const NOSNIFF = 'nosniff';
 
 /** The only place that writes response bodies. */
 export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
@@ -106,6 +115,7 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
         payload = reply.body as string | Buffer;
     }
     headers['Content-Length'] = payload === undefined ? 0 : Buffer.byteLength(payload);
+    headers['X-Content-Type-Options'] = NOSNIFF;
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : payload);
 }
@@ -134,7 +144,7 @@ function sendLater(req: IncomingMessage, res: ServerResponse, wait: LaterAnswer)
 
 /** A large listing, chunked: no Content-Length, since the length is known only at the end. */
 function sendDictionary(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
-    res.writeHead(reply.status, { ...reply.headers, 'Content-Type': JSON_TYPE });
+    res.writeHead(reply.status, { ...reply.headers, 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': NOSNIFF });
     if (req.method === 'HEAD') {
         res.end();
         return;
@@ -146,7 +156,7 @@ function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): vo
     const { start, signal } = reply.body as StreamBody;
     const writable = !res.headersSent && !res.destroyed;
     if (writable) {
-        res.writeHead(reply.status, reply.headers);
+        res.writeHead(reply.status, { ...reply.headers, 'X-Content-Type-Options': NOSNIFF });
         if (req.method === 'HEAD') {
             res.end();
         } else {

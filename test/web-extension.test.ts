@@ -11,6 +11,7 @@ import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { startIobroker, type IobFixture } from './support/iobroker';
 import { freePort } from './support/ports';
+import { rawRequest } from './support/raw-request';
 import { checkedFetch, checkers, ResponseChecker } from './support/response-check';
 
 let iob: IobFixture;
@@ -88,6 +89,16 @@ t.test('every kind of route works under /rest-api/ on web\'s server', async t =>
     t.equal((await json(await get('/rest-api/v1/object/0_userdata.0.ext')))._id, '0_userdata.0.ext', 'objects');
     t.equal((await get('/rest-api/v1/state/0_userdata.0.nothing')).status, 404, 'JSON errors too');
 
+    // the browser rules hold on web's port too (web's CORS stays web's)
+    const webHost = web.base.slice('http://'.length);
+    let raw = await rawRequest(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=7`, { headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' } });
+    t.equal(raw.status, 403, 'a write from a foreign page');
+    raw = await rawRequest(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: { Host: 'evil.example', Origin: 'http://evil.example', 'Sec-Fetch-Site': 'same-origin' } });
+    t.equal(raw.status, 403, 'a rebound host name');
+    raw = await rawRequest(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: { Origin: `http://${webHost}`, 'Sec-Fetch-Site': 'same-origin' } });
+    t.equal(raw.headers['x-content-type-options'], 'nosniff', 'nosniff');
+    t.equal((await iob.storage.states.getStateAsync('0_userdata.0.ext'))?.val, 2, 'nothing written');
+
     const docs = await get('/rest-api/');
     t.equal(docs.status, 200);
     t.match(await docs.text(), /swagger|api/i, 'the docs page');
@@ -131,6 +142,12 @@ t.test('with web\'s auth on, requests run as the user web authenticated', async 
     t.equal(write.status, 403, 'not the admin default user: the viewer may not write');
     const admin = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('admin', 'iobroker') });
     t.equal(admin.status, 200, 'the administrator, authenticated by web, may');
+    // web's login may be a session cookie that any page's request carries: writes from foreign pages are refused
+    const foreign = await rawRequest(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=10`, { headers: { ...basic('admin', 'iobroker'), 'Sec-Fetch-Site': 'cross-site' } });
+    t.equal(foreign.status, 403, 'a write by image or link');
+    t.equal((await iob.storage.states.getStateAsync('0_userdata.0.ext'))?.val, 9, 'nothing written');
+    const rebound = await rawRequest(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: { ...basic('admin', 'iobroker'), Host: 'iobroker.example.net', Origin: 'https://iobroker.example.net' } });
+    t.equal(rebound.status, 200, 'any host name: a rebinding page has no login for our name');
 });
 
 t.test('the standalone process stays down when a web instance serves it', async t => {

@@ -44,9 +44,8 @@ export async function logFileReply(name: string, data: Buffer): Promise<Reply> {
             return gzipDownload(name, data);
         }
     }
-    const noSniff = { 'X-Content-Type-Options': 'nosniff' };
     if (text.length > DECORATED_UP_TO) {
-        return Reply.bytes(text, 'text/plain; charset=utf-8', noSniff);
+        return Reply.bytes(text, 'text/plain; charset=utf-8');
     }
-    return Reply.bytes(logPage(name, text.toString('utf8')), 'text/html; charset=utf-8', noSniff);
+    return Reply.bytes(logPage(name, text.toString('utf8')), 'text/html; charset=utf-8');
 }

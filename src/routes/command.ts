@@ -46,7 +46,8 @@ function envelope(cmd: Command, value: unknown): Reply {
         return value;
     }
     if (value instanceof BinaryBody) {
-        return Reply.bytes(value.data, value.mimeType);
+        // stored files (readFile) and fetched bodies (httpGet)
+        return Reply.untrusted(value.data, value.mimeType);
     }
     switch (cmd.envelope) {
         case 'result':

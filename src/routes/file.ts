@@ -29,7 +29,7 @@ export const readFileRoute = defineRoute({
         const file = await adapterCall(readStoredFile(ctx, objectId, fileName), { objectId, fileName });
         // text comes back from js-controller as a string; 4.0.2 (Express) sent it as UTF-8
         const type = typeof file.data === 'string' ? `${file.mimeType}; charset=utf-8` : file.mimeType;
-        return Reply.bytes(file.data, type);
+        return Reply.untrusted(file.data, type);
     },
 });
 

@@ -84,6 +84,7 @@ export const addHistoryRoute = defineRoute({
     summary: 'Store one value in the history instance; val is converted by the state type',
     tag: 'history',
     permission: SENDTO,
+    writesOnGet: true,
     responses: { '200': json(opaque('The history instance\'s answer'), 'Stored') },
     errors: [404, 408, 502, 504],
     query: Type.Object({

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { inertHeaders } from '../active-content';
 import { HttpError } from '../http-error';
 import { adapterCall } from '../lib/adapter-errors';
 import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../lib/messaging';
@@ -87,7 +88,7 @@ async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> 
     }
     const content = answer.result !== undefined ? answer.result : reply;
     const type = String(request.responseContentType);
-    return typeof content === 'string' ? Reply.bytes(content, type) : Reply.json(content ?? null, 200, { 'Content-Type': type });
+    return typeof content === 'string' ? Reply.untrusted(content, type) : Reply.json(content ?? null, 200, { 'Content-Type': type, ...inertHeaders(type) });
 }
 
 const SENDTO_ANSWERS = {
@@ -126,6 +127,8 @@ export const sendToGetRoute = defineRoute({
     errors: [404, 408, 501],
     tag: 'sendto',
     permission: SENDTO,
+    // a message may switch or send anything (scripts, notifications)
+    writesOnGet: true,
     query: sendToQuery,
     handler: sendTo,
 });

@@ -42,6 +42,7 @@ export const readState = defineRoute({
     summary: 'Read one or more states (comma-separated ids or names); with ?value= write, with ?toggle toggle',
     tag: 'state',
     permission: READ,
+    writesOnGet: query => 'value' in query || 'toggle' in query,
     responses: {
         '200': json(
             Type.Union([StateEntrySchema, Type.Array(StateEntrySchema)]),
@@ -125,6 +126,7 @@ export const toggleStateRoute = defineRoute({
     summary: 'Toggle a boolean, a number with min/max, or an on/off string',
     tag: 'state',
     permission: WRITE,
+    writesOnGet: true,
     responses: { '200': json(StateEntrySchema, 'The written value with the id; with timeout the acknowledged state') },
     errors: [404, 422, 501],
     query: Type.Object({ timeout: timeoutParam }),

@@ -106,20 +106,23 @@ const patternOf = (req: RouteRequest): string | undefined => {
     return typeof pattern === 'string' && pattern ? pattern : undefined;
 };
 
+/** A GET that subscribes or unsubscribes changes what the server does (a hook calls its URL). */
+const changing = (r: Route): Route => ({ ...r, writesOnGet: true });
+
 /** Long-polling and URL-hook subscriptions, on every route of 4.0.2 plus the ones its example clients call. */
 export const subscribeRoutes: Route[] = [
-    route('GET', '/v1/state/:stateId/subscribe', 'Subscribe to a state (long polling: method=polling&sid=...)', READ_STATE, (req, ctx) => subscribeOne(req, ctx, 'state'), 'state'),
+    changing(route('GET', '/v1/state/:stateId/subscribe', 'Subscribe to a state (long polling: method=polling&sid=...)', READ_STATE, (req, ctx) => subscribeOne(req, ctx, 'state'), 'state')),
     route('POST', '/v1/state/:stateId/subscribe', 'Subscribe a URL hook or a polling session to a state', READ_STATE, (req, ctx) => subscribeOne(req, ctx, 'state'), 'state'),
     route('DELETE', '/v1/state/:stateId/subscribe', 'Unsubscribe from a state', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', req.params.stateId), 'state'),
-    route('GET', '/v1/state/:stateId/unsubscribe', 'Unsubscribe from a state (for old example clients)', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', req.params.stateId), 'state'),
+    changing(route('GET', '/v1/state/:stateId/unsubscribe', 'Unsubscribe from a state (for old example clients)', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', req.params.stateId), 'state')),
     route('GET', '/v1/states/subscribe', 'List the state subscriptions of a session or URL', READ_STATE, (req, ctx) => list(req, ctx, 'state'), 'state'),
     route('POST', '/v1/states/subscribe', 'Subscribe to states by pattern', READ_STATE, (req, ctx) => subscribePattern(req, ctx, 'state'), 'state'),
     route('DELETE', '/v1/states/subscribe', 'Unsubscribe a pattern (or, without one, all state subscriptions)', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', patternOf(req)), 'state'),
     route('POST', '/v1/states/unsubscribe', 'Unsubscribe a pattern (for old example clients)', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', patternOf(req)), 'state'),
-    route('GET', '/v1/object/:objectId/subscribe', 'Subscribe to an object (long polling)', READ_OBJECT, (req, ctx) => subscribeOne(req, ctx, 'object'), 'object'),
+    changing(route('GET', '/v1/object/:objectId/subscribe', 'Subscribe to an object (long polling)', READ_OBJECT, (req, ctx) => subscribeOne(req, ctx, 'object'), 'object')),
     route('POST', '/v1/object/:objectId/subscribe', 'Subscribe a URL hook or a polling session to an object', READ_OBJECT, (req, ctx) => subscribeOne(req, ctx, 'object'), 'object'),
     route('DELETE', '/v1/object/:objectId/subscribe', 'Unsubscribe from an object', READ_OBJECT, (req, ctx) => unsubscribe(req, ctx, 'object', req.params.objectId), 'object'),
-    route('GET', '/v1/object/:objectId/unsubscribe', 'Unsubscribe from an object (for old example clients)', READ_OBJECT, (req, ctx) => unsubscribe(req, ctx, 'object', req.params.objectId), 'object'),
+    changing(route('GET', '/v1/object/:objectId/unsubscribe', 'Unsubscribe from an object (for old example clients)', READ_OBJECT, (req, ctx) => unsubscribe(req, ctx, 'object', req.params.objectId), 'object')),
     route('GET', '/v1/objects/subscribe', 'List the object subscriptions of a session or URL', READ_OBJECT, (req, ctx) => list(req, ctx, 'object'), 'object'),
     route('POST', '/v1/objects/subscribe', 'Subscribe to objects by pattern', READ_OBJECT, (req, ctx) => subscribePattern(req, ctx, 'object'), 'object'),
     route('DELETE', '/v1/objects/subscribe', 'Unsubscribe an object pattern (or all)', READ_OBJECT, (req, ctx) => unsubscribe(req, ctx, 'object', patternOf(req)), 'object'),

@@ -10,6 +10,7 @@ const REPLIES: Record<string, unknown> = {
     silent: undefined,
     fail: { error: 'broken' },
     text: { result: 'hello <b>' },
+    page: { result: '<script>alert(document.domain)</script>' },
     object: { result: { a: 1 } },
 };
 
@@ -89,6 +90,18 @@ t.test('responseContentType: the result with that type; an error reply is 501', 
     res = await iob.request('/v1/sendto/echo.0?message=fail&data=1');
     t.equal(res.status, 200, 'without responseContentType the reply is answered as it is');
     t.same(res.json, { error: 'broken' });
+});
+
+t.test('responseContentType of a page: an instance\'s reply never runs as script of the API\'s origin', async t => {
+    let res = await iob.request(`/v1/sendto/echo.0?message=page&data=1&responseContentType=${encodeURIComponent('text/html; charset=utf-8')}`);
+    t.equal(res.status, 200);
+    t.equal(res.text, '<script>alert(document.domain)</script>', 'the reply as it is');
+    t.equal(res.headers['content-security-policy'], 'sandbox', 'but sandboxed');
+    res = await iob.request('/v1/sendto/echo.0', { method: 'POST', body: { message: 'object', data: 1, responseContentType: 'image/svg+xml' } });
+    t.equal(res.headers['content-security-policy'], 'sandbox', 'a JSON result under an active type too');
+    res = await iob.request('/v1/sendto/echo.0?message=text&data=1&responseContentType=text/plain');
+    t.equal(res.headers['content-security-policy'], undefined, 'text/plain as before');
+    t.equal(res.headers['x-content-type-options'], 'nosniff', 'kept text by nosniff');
 });
 
 t.test('errors: no message, unknown or stopped instance, bad names and bodies', async t => {
