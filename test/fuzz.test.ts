@@ -1,6 +1,7 @@
 /*
  * Hostile input against every registered route and every command: no body, malformed JSON, wrong
- * types, ~1 MB strings, 100,000 levels of nesting, invalid UTF-8, unknown ids, patterns, `..` and
+ * types, ~1 MB strings, 100,000 levels of nesting, invalid UTF-8, unknown ids, patterns (also ones that
+ * would backtrack for seconds inside js-controller's database server), `..` and
  * control characters, odd methods. Asserted for every request: an answer within CLIENT_TIMEOUT_MS,
  * no 5xx for a client mistake (the few documented deadline and "not running" answers are listed in
  * ALLOWED_5XX), every error body JSON with an `error` string and without stack frames or absolute
@@ -59,7 +60,9 @@ const HUGE = 'x'.repeat(1024 * 1024);
 const DEEP_ARRAY = '['.repeat(100_000) + ']'.repeat(100_000);
 const DEEP_OBJECT = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);
 const SPECIAL = ['', ' ', '*', '**', '..', '../..', '.', 'constructor', '__proto__', 'toString', '\u0000', 'a\nb', 'a\r\nSet-Cookie: x=1', '\u001b[31m', '😀', '\ud800', '%', '%zz', 'a'.repeat(2000)];
-const ID_POOL = [...SPECIAL, '0_userdata.0.fz.nothing', 'fz.0.unknown', '0_userdata.0.fz.*', '0_userdata.0.fz.s1', '0_userdata.0.fz/../../x', 'fz.0.a..b', 'fz.0.\u0000', 'fz.0,fz.1,,', 'fz.0.%2e%2e'];
+// patterns that backtrack inside js-controller's database server: they must be refused or collapsed, never stall it
+const HOSTILE_PATTERNS = [`${'*'.repeat(30)}!`, '*a*a*a*a*a*!', '*.*.*.*.*.*', `0_userdata.0.fz.${'*x'.repeat(20)}!`, `fz.${'*'.repeat(500)}`];
+const ID_POOL = [...SPECIAL, ...HOSTILE_PATTERNS, '0_userdata.0.fz.nothing', 'fz.0.unknown', '0_userdata.0.fz.*', '0_userdata.0.fz.s1', '0_userdata.0.fz/../../x', 'fz.0.a..b', 'fz.0.\u0000', 'fz.0,fz.1,,', 'fz.0.%2e%2e'];
 // file areas: fz.0 is a meta object of its own, 0_userdata.0 (where the snapshot files live) is never a target
 const AREA_POOL = [...SPECIAL, 'fz.0', 'nothing.0', '../0_userdata.0', 'fz.0/../0_userdata.0', '..\\0_userdata.0', '%2e%2e'];
 const FILE_POOL = [...SPECIAL, 'fz/x.txt', '../x', '../../objects.jsonl', '/etc/passwd', 'C:\\Windows\\win.ini', '..\\..\\x', '%2e%2e/%2e%2e/x', 'fz/\u0000.txt', 'fz/a\tb', '/', '//', 'fz/'];
