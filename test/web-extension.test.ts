@@ -131,6 +131,14 @@ t.test('with web\'s auth on, requests run as the user web authenticated', async 
     t.equal(write.status, 403, 'not the admin default user: the viewer may not write');
     const admin = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=9`, { headers: basic('admin', 'iobroker') });
     t.equal(admin.status, 200, 'the administrator, authenticated by web, may');
+    // rest-api's own auth is off here: a request web let through without a user used to run as defaultUser (admin)
+    const open = { 'x-web-host-open': '1' };
+    const anonymous = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: open });
+    t.equal(anonymous.status, 401, 'no user from web: refused, not the default user');
+    t.same(await json(anonymous), { error: 'User is required' });
+    const anonymousWrite = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=5`, { headers: open });
+    t.equal(anonymousWrite.status, 401, 'nor may it write');
+    t.equal((await iob.storage.states.getStateAsync('0_userdata.0.ext'))?.val, 9, 'nothing written');
 });
 
 t.test('the standalone process stays down when a web instance serves it', async t => {
