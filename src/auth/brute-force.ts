@@ -47,6 +47,20 @@ function ipv6Groups(address: string): number[] | undefined {
     return [...left, ...Array<string>(missing).fill('0'), ...right].map(group => parseInt(group, 16));
 }
 
+/** js-controller's FORBIDDEN_CHARS: checkPassword folds each run of them into `_`. */
+const FORBIDDEN_CHARS = /[^._\-/ :!#$%&()+=@^{}|~\p{Ll}\p{Lu}\p{Nd}]+/gu;
+
+/**
+ * The user id js-controller's checkPassword tries for a typed name (display names aside), lower-cased:
+ * spellings of one name (`Admin`, `ad*min` for `ad_min`) count as one, so they cannot evade its lock.
+ */
+export function userKey(name: string): string {
+    if (name.startsWith('system.user.')) {
+        return name.toLowerCase();
+    }
+    return `system.user.${name.replace(FORBIDDEN_CHARS, '_').replace(/\s/g, '_').replace(/\./g, '_').toLowerCase()}`;
+}
+
 /**
  * The network an address guesses from: IPv4 (also IPv4-mapped IPv6) as it is, IPv6 as its /64, the
  * block one subscriber gets and can rotate through freely.

@@ -114,6 +114,7 @@ t.test('id lists of getObjects and getStates hold at most 10,000 ids: 422 naming
 t.test('wrong passwords for one user from several addresses are damped sooner than per address alone', async t => {
     const login = (user: string, pass: string, remoteAddress: string) => app.request(`/v1/state/${P}.s0`, { headers: basic(user, pass), remoteAddress });
     t.equal((await login('victim', 'right', '127.0.9.100')).status, 200, 'the owner logs in from home first');
+    t.equal((await login('victim', 'right', '127.0.9.101')).status, 200, 'and from a second address (its check remembered)');
     for (let i = 1; i <= 5; i++) {
         t.equal((await login('victim', `guess${i}`, `127.0.9.${i}`)).status, 401, `one guess from 127.0.9.${i}`);
     }
@@ -122,7 +123,11 @@ t.test('wrong passwords for one user from several addresses are damped sooner th
     t.equal(fresh.status, 429, 'a sixth address is damped for this name');
     t.ok(Number(fresh.headers['retry-after']) <= 60, 'for a minute at most');
     t.equal((await login('victim', 'right', '127.0.9.1')).status, 429, 'an address that guessed is locked even with the right password');
+    for (const spelling of ['Victim', 'VICTIM', 'system.user.victim']) {
+        t.equal((await login(spelling, 'guess7', '127.0.9.7')).status, 429, `${spelling} is the same name`);
+    }
     t.equal((await login('victim', 'right', '127.0.9.100')).status, 200, 'the owner from where it logged in before is not locked out');
+    t.equal((await login('victim', 'right', '127.0.9.101')).status, 200, 'also where the login was answered from the remembered check');
     t.equal((await login('admin', 'iobroker', '127.0.9.6')).status, 200, 'another name from the sixth address is not damped');
 });
 

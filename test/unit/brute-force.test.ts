@@ -1,5 +1,5 @@
 import t from 'tap';
-import { BruteForceGuard, lockDuration, networkOf } from '../../src/auth/brute-force';
+import { BruteForceGuard, lockDuration, networkOf, userKey } from '../../src/auth/brute-force';
 
 t.test('the lock grows with the failures and ends by itself', async t => {
     let now = 1_000_000;
@@ -80,4 +80,13 @@ t.test('a user name is damped across addresses, briefly for addresses that never
     t.throws(() => guard.assertAllowed('203.0.113.20', 'admin'), 'still locked before the hour is over');
     now += 2 * 60_000;
     t.doesNotThrow(() => guard.assertAllowed('203.0.113.20', 'admin'), 'and free after it');
+});
+
+t.test('spellings js-controller folds into one user id are one name', async t => {
+    for (const name of ['admin', 'Admin', 'ADMIN', 'system.user.admin', 'system.user.Admin']) {
+        t.equal(userKey(name), 'system.user.admin', name);
+    }
+    for (const name of ['my_user', 'my user', 'my.user', 'my*user', 'My**User']) {
+        t.equal(userKey(name), 'system.user.my_user', name);
+    }
 });
