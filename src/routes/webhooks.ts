@@ -6,6 +6,7 @@ import { defineRoute, type RouteRequest } from '../route';
 import { json } from '../lib/schemas';
 import { MAX_PAYLOAD_BYTES, parsePayload } from '../webhooks/payload';
 import { authentic, NAME_PATTERN, wrongSecret } from '../webhooks/receivers';
+import { networkOf } from '../auth/brute-force';
 
 // creating receivers writes objects; only administrators may, because a receiver opens a URL without login
 const MANAGE = { type: 'object', operation: 'write' } as const;
@@ -114,7 +115,8 @@ export const receiveWebhookRoute = defineRoute({
     async handler(req, ctx) {
         const { app } = ctx;
         const { name } = req.params;
-        const guardKey = `webhook:${name}`;
+        // damped per network alone: a lock across addresses would let anyone hold a device's deliveries off
+        const guardKey = `webhook:${name}|${networkOf(req.remoteAddress)}`;
         app.webhookGuard.assertAllowed(req.remoteAddress, guardKey);
         const receiver = await app.receivers.get(name);
         if (!receiver) {
