@@ -5,14 +5,14 @@ import { HttpError } from '../src/http-error';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { objectSource } from '../src/lib/listing-sources';
 import { visibleObjects } from '../src/lib/read-access';
-import { dictionary, ListedObject } from '../src/lib/schemas';
+import { dictionary, idList, ListedObject, MAX_LIST_IDS } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getObjects',
     summary: 'Read the objects of a list of ids (or a pattern); without a list all objects (needs object list right)',
     params: Type.Object({
         list: Type.Optional(
-            Type.Union([Type.Array(Type.String()), Type.String()], { description: 'JSON array of ids, or a pattern; empty = all' }),
+            Type.Union([idList(), Type.String()], { description: `JSON array of up to ${MAX_LIST_IDS} ids, or a pattern; empty = all` }),
         ),
         ...pageParams('object'),
     }),

@@ -1,5 +1,6 @@
 import { FormatRegistry, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { ValueError } from '@sinclair/typebox/errors';
 import { HttpError, type ParamProblem } from './http-error';
 import { booleanFromText } from './lib/boolean-text';
 import { MAX_JSON_DEPTH, tooDeep } from './read-body';
@@ -106,10 +107,25 @@ export function compiledFor(schema: TObject): CompiledParams {
     return compiled;
 }
 
-/** A choice among fixed words names the word that is none of them, rather than "Expected union value". */
-function problemText(schema: TSchema, value: unknown, message: string): string {
-    const words = Array.isArray(schema.anyOf) && schema.anyOf.every((s: TSchema) => 'const' in s) ? schema.anyOf.map((s: TSchema) => String(s.const)) : undefined;
-    return words ? `unknown value ${JSON.stringify(value)}, expected one of ${words.join(', ')}` : message;
+function jsonType(value: unknown): string {
+    return Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+}
+
+/**
+ * A choice among fixed words names the word that is none of them, and a union whose one branch has
+ * the value's type (a list of ids or a pattern) says what is wrong in that branch, rather than
+ * "Expected union value".
+ */
+function problemText(error: ValueError): string {
+    const { schema, value, message } = error;
+    if (!Array.isArray(schema.anyOf)) {
+        return message;
+    }
+    if (schema.anyOf.every((s: TSchema) => 'const' in s)) {
+        return `unknown value ${JSON.stringify(value)}, expected one of ${schema.anyOf.map((s: TSchema) => String(s.const)).join(', ')}`;
+    }
+    const branch = schema.anyOf.findIndex((s: TSchema) => s.type === jsonType(value));
+    return (branch !== -1 && error.errors[branch]?.First()?.message) || message;
 }
 
 function quote(names: string[]): string {
@@ -151,7 +167,7 @@ export function parseParams(compiled: CompiledParams, raw: RawParams, bodyKeys?:
         for (const error of check.Errors(out)) {
             const param = error.path.split('/')[1] || '(body)';
             if (!problems.some(p => p.param === param)) {
-                problems.push({ param, problem: problemText(error.schema, error.value, error.message) });
+                problems.push({ param, problem: problemText(error) });
             }
         }
     }

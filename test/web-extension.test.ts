@@ -148,6 +148,14 @@ t.test('with web\'s auth on, requests run as the user web authenticated', async 
     t.equal((await iob.storage.states.getStateAsync('0_userdata.0.ext'))?.val, 9, 'nothing written');
     const rebound = await rawRequest(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: { ...basic('admin', 'iobroker'), Host: 'iobroker.example.net', Origin: 'https://iobroker.example.net' } });
     t.equal(rebound.status, 200, 'any host name: a rebinding page has no login for our name');
+    // rest-api's own auth is off here: a request web let through without a user used to run as defaultUser (admin)
+    const open = { 'x-web-host-open': '1' };
+    const anonymous = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext`, { headers: open });
+    t.equal(anonymous.status, 401, 'no user from web: refused, not the default user');
+    t.same(await json(anonymous), { error: 'User is required' });
+    const anonymousWrite = await checkedFetch(`${web.base}/rest-api/v1/state/0_userdata.0.ext?value=5`, { headers: open });
+    t.equal(anonymousWrite.status, 401, 'nor may it write');
+    t.equal((await iob.storage.states.getStateAsync('0_userdata.0.ext'))?.val, 9, 'nothing written');
 });
 
 t.test('the standalone process stays down when a web instance serves it', async t => {

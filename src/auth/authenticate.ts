@@ -12,6 +12,9 @@ export interface Credentials {
     token?: string;
 }
 
+/** The query parameters that carry credentials: never written into a URL the adapter hands out. */
+export const QUERY_CREDENTIALS = ['user', 'pass'] as const;
+
 /** Query `user` + `pass` first, then `Authorization: Basic` or `Bearer`, as 4.0.2 reads them. */
 export function credentialsOf(headers: IncomingHttpHeaders, query: Query): Credentials {
     if (query.user && query.pass) {
@@ -35,8 +38,9 @@ export function clientAddress(req: IncomingMessage): string {
 }
 
 /**
- * Decides who a request runs as: with `auth` off the configured `defaultUser`, with `auth` on the
- * owner of valid credentials (401 otherwise, 429 while password guessing is damped).
+ * Decides who a request runs as: the user web authenticated (web-extension mode with web's auth on),
+ * else with `auth` off the configured `defaultUser`, with `auth` on the owner of valid credentials
+ * (401 otherwise, 429 while password guessing is damped).
  * No `WWW-Authenticate` header: browsers would pop up a login dialog on every API call.
  */
 export async function authenticate(app: AppServices, req: IncomingMessage, query: Query): Promise<Acl> {
@@ -45,6 +49,10 @@ export async function authenticate(app: AppServices, req: IncomingMessage, query
         return app.acls.get(webUser);
     }
     if (!app.config.auth) {
+        if (app.identify) {
+            // web's auth is on and named nobody (a path web leaves open): `defaultUser` is for installations without any login
+            throw new HttpError('UNAUTHORIZED', 'User is required');
+        }
         return app.acls.get(app.config.defaultUser);
     }
     const { user, password, token } = credentialsOf(req.headers, query);

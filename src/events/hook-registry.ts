@@ -3,6 +3,7 @@ import type { SourceFor } from './event-access';
 import { UserLimits, type LimitCounts } from './user-limits';
 import type { HookMethod } from './hook-delivery';
 import { Hook, type HookSettings, type StoredHook } from './hooks';
+import { MAX_PATTERNS } from './hub';
 import type { StoragePort } from '../storage/port';
 
 export interface HookStore {
@@ -98,8 +99,9 @@ export class HookRegistry {
         for (const stored of await this.store.load()) {
             const hook = this.create(stored.user, stored.url, stored.method, stored.secret);
             this.add(hook);
-            for (const { kind, pattern, filter } of stored.subscriptions) {
-                // stored before patterns were bounded: such a subscription is dropped, the hook stays
+            // a list stored by a version without the bound keeps its first MAX_PATTERNS; one stored before
+            // patterns were bounded is dropped, the hook stays
+            for (const { kind, pattern, filter } of stored.subscriptions.slice(0, MAX_PATTERNS)) {
                 await hook.subscriptions.add(kind, pattern, filter).catch((err: Error) => dropped.push(`URL hook ${stored.url}: subscription ${pattern} dropped: ${err.message}`));
             }
         }

@@ -1,3 +1,4 @@
+import { HttpError } from '../http-error';
 import type { ChangeKind } from '../lib/change-feed';
 import type { EventSource } from './event-access';
 
@@ -74,18 +75,40 @@ export async function subscribe(feed: EventSource, sink: Sink, kind: ChangeKind,
     return subscription;
 }
 
-/** A subscriber's patterns: subscribing the same pattern again replaces its filter. */
+/** Patterns one long-polling session, URL hook or event stream may hold: each is a listener in the change feed. */
+export const MAX_PATTERNS = 1000;
+
+/** 422 naming the parameter that would have gone beyond MAX_PATTERNS. */
+export function tooManyPatterns(params: string[]): HttpError {
+    return new HttpError('INVALID_PARAMS', `At most ${MAX_PATTERNS} patterns per polling session, URL hook or event stream`, {
+        details: params.map(param => ({ param, problem: `more than ${MAX_PATTERNS} patterns for one session, URL hook or stream; unsubscribe some first` })),
+    });
+}
+
+/** A subscriber's patterns, at most MAX_PATTERNS: subscribing the same pattern again replaces its filter. */
 export class SubscriptionSet {
     private readonly subs = new Map<string, Subscription>();
+    /** Adds under way: counted so that concurrent subscribes cannot pass the limit together. */
+    private adding = 0;
 
     constructor(
         private readonly feed: EventSource,
         private readonly sink: Sink,
     ) {}
 
-    async add(kind: ChangeKind, pattern: string, filter: Filter): Promise<Subscription> {
-        const fresh = await subscribe(this.feed, this.sink, kind, pattern, filter);
+    /** `param`: the request parameter that named `pattern`, for the 422 beyond MAX_PATTERNS. */
+    async add(kind: ChangeKind, pattern: string, filter: Filter, param = 'pattern'): Promise<Subscription> {
         const key = `${kind}:${pattern}`;
+        if (!this.subs.has(key) && this.subs.size + this.adding >= MAX_PATTERNS) {
+            throw tooManyPatterns([param]);
+        }
+        this.adding++;
+        let fresh: Subscription;
+        try {
+            fresh = await subscribe(this.feed, this.sink, kind, pattern, filter);
+        } finally {
+            this.adding--;
+        }
         const old = this.subs.get(key);
         this.subs.set(key, fresh);
         await old?.release();

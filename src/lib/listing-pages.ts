@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { QUERY_CREDENTIALS } from '../auth/authenticate';
 import { paramsError } from '../parse-params';
 import type { RequestContext } from '../request-context';
 import { firstAfter, type ListingWalks } from './listing-walks';
@@ -43,7 +44,7 @@ export class Page {
         readonly next?: Cursor,
     ) {}
 
-    /** The `Link` header for the next page: `url` with its cursor replaced. */
+    /** The `Link` header for the next page: `url` with its cursor replaced, without query credentials. */
     linkHeader(url: string, params?: Record<string, unknown>): Record<string, string> | undefined {
         if (this.next === undefined) {
             return undefined;
@@ -53,6 +54,10 @@ export class Page {
             if (value !== undefined && value !== null) {
                 link.searchParams.set(name, typeof value === 'string' ? value : JSON.stringify(value));
             }
+        }
+        // a Link ends up in logs, proxies and browser history: the client sends its credentials again itself
+        for (const name of QUERY_CREDENTIALS) {
+            link.searchParams.delete(name);
         }
         link.searchParams.set('cursor', cursorText(this.next));
         return { Link: `<${link.pathname}${link.search}>; rel="next"` };

@@ -8,6 +8,14 @@ export function anyJson(description: string): TSchema {
     );
 }
 
+/** The most ids a `list` (getObjects) or an id array (getStates) may name: each costs a database read. */
+export const MAX_LIST_IDS = 10_000;
+
+/** A JSON array of ids, at most MAX_LIST_IDS (422 naming the parameter beyond). */
+export function idList(options: { description?: string } = {}) {
+    return Type.Array(Type.String(), { maxItems: MAX_LIST_IDS, ...options });
+}
+
 /*
  * Answer schemas shared by commands and routes. They describe the shapes 4.0.2 clients read; where
  * ioBroker allows free fields (`common`, `native`, a state's extra fields) they stay open.

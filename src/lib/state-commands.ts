@@ -2,10 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { safePattern } from '../access/patterns';
 import type { RequestContext } from '../request-context';
 import { visibleStates } from './read-access';
+import { idList, MAX_LIST_IDS } from './schemas';
 
 export const statesPatternParam = Type.Optional(
-    Type.Union([Type.String(), Type.Array(Type.String())], {
-        description: 'Pattern such as system.adapter.*, or an array of ids (JSON); default *',
+    Type.Union([Type.String(), idList()], {
+        description: `Pattern such as system.adapter.*, or an array of up to ${MAX_LIST_IDS} ids (JSON); default *`,
     }),
 );
 

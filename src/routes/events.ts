@@ -3,6 +3,7 @@ import { safePattern } from '../access/patterns';
 import { Type } from '@sinclair/typebox';
 import { isAllowed } from '../acl';
 import { HttpError } from '../http-error';
+import { MAX_PATTERNS, tooManyPatterns } from '../events/hub';
 import { EVENT_BODY } from '../events/schemas';
 import { defineRoute } from '../route';
 import { Reply } from '../send';
@@ -48,8 +49,8 @@ export const eventStreamRoute = defineRoute({
     permission: { type: 'state', operation: 'read' },
     waits: true,
     query: Type.Object({
-        pattern: Type.Optional(Type.String({ description: 'State ids or patterns, comma-separated, e.g. 0_userdata.0.*' })),
-        objects: Type.Optional(Type.String({ description: 'Object ids or patterns, comma-separated (needs object read)' })),
+        pattern: Type.Optional(Type.String({ description: `State ids or patterns, comma-separated, e.g. 0_userdata.0.*; with objects at most ${MAX_PATTERNS}` })),
+        objects: Type.Optional(Type.String({ description: `Object ids or patterns, comma-separated (needs object read); with pattern at most ${MAX_PATTERNS}` })),
         heartbeat: Type.Optional(Type.Integer({ minimum: 1000, maximum: 60_000, default: DEFAULT_HEARTBEAT_MS, description: 'ms between `: ping` comments' })),
         lastEventId: Type.Optional(Type.Integer({ minimum: 0, description: 'As the Last-Event-ID header, for EventSource polyfills' })),
     }),
@@ -66,6 +67,9 @@ export const eventStreamRoute = defineRoute({
                     { param: 'objects', problem: 'missing' },
                 ],
             });
+        }
+        if (patterns.states.length + patterns.objects.length > MAX_PATTERNS) {
+            throw tooManyPatterns(['pattern', 'objects'].filter(name => input[name] !== undefined));
         }
         if (patterns.objects.length && !isAllowed(ctx.acl, { type: 'object', operation: 'read' })) {
             throw new HttpError('FORBIDDEN', 'permissionError');

@@ -60,7 +60,7 @@ async function subscribeOne(req: RouteRequest, ctx: RequestContext, kind: 'state
     }
     const state = kind === 'state' ? await readState(ctx, id) : null;
     const target = (await subscriptionTarget(req, ctx, true))!;
-    const subscription = await target.set.add(kind, id, kind === 'state' ? filterOf(req) : {});
+    const subscription = await target.set.add(kind, id, kind === 'state' ? filterOf(req) : {}, kind === 'state' ? 'stateId' : 'objectId');
     if (state) {
         subscription.remember(id, state.val);
     }

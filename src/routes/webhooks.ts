@@ -6,6 +6,12 @@ import { defineRoute, type RouteRequest } from '../route';
 import { json } from '../lib/schemas';
 import { MAX_PAYLOAD_BYTES, parsePayload } from '../webhooks/payload';
 import { authentic, mayBeAuthentic, NAME_PATTERN, wrongSecret } from '../webhooks/receivers';
+import { networkOf } from '../auth/brute-force';
+
+/** Wrong secrets are damped per receiver and network alone: a lock across addresses would let anyone hold a device's deliveries off. */
+function webhookGuardKey(name: string, address: string): string {
+    return `webhook:${name}|${networkOf(address)}`;
+}
 
 // creating receivers writes objects; only administrators may, because a receiver opens a URL without login
 const MANAGE = { type: 'object', operation: 'write' } as const;
@@ -113,7 +119,7 @@ export const receiveWebhookRoute = defineRoute({
     // anyone may post here: the receiver and what of its secret can be checked come before any body is read
     async beforeBody(req, { app }) {
         const { name } = req.params;
-        const guardKey = `webhook:${name}`;
+        const guardKey = webhookGuardKey(name, req.remoteAddress);
         app.webhookGuard.assertAllowed(req.remoteAddress, guardKey);
         const receiver = await app.receivers.get(name);
         if (!receiver) {
@@ -129,7 +135,7 @@ export const receiveWebhookRoute = defineRoute({
     async handler(req, ctx) {
         const { app } = ctx;
         const { name } = req.params;
-        const guardKey = `webhook:${name}`;
+        const guardKey = webhookGuardKey(name, req.remoteAddress);
         // read again: the receiver may have gone while the body came in
         const receiver = await app.receivers.get(name);
         if (!receiver) {

@@ -2,7 +2,8 @@
  * Stands in for the ioBroker web adapter in tests: a real js-controller adapter named `web`, a real
  * http server, and every rest-api instance that names it loaded by web's extension contract
  * (constructor arguments, waitForReady, stateChange/objectChange, unload). With auth on, web's own
- * check runs first and puts the user name on the request, as web does.
+ * check runs first and puts the user name on the request, as web does; a request marked
+ * `x-web-host-open: 1` reaches the extensions without one.
  * argv: port, auth (true|false), adapter dir (with an io-package.json of `web`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -40,7 +41,8 @@ async function webAuth(req: IncomingMessage): Promise<boolean> {
 
 const server = createServer((req, res) => {
     void (async () => {
-        if (auth && !(await webAuth(req))) {
+        // `x-web-host-open: 1` stands in for what web lets through without a user (paths it leaves open)
+        if (auth && req.headers['x-web-host-open'] !== '1' && !(await webAuth(req))) {
             res.writeHead(401, { 'Content-Type': 'text/plain' });
             res.end('web: Unauthorized');
             return;
