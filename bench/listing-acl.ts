@@ -1,6 +1,6 @@
 /*
  * Listing 10,000 states as a limited user against the administrator, in one run: the per-id read
- * check of every listing (src/lib/read-access.ts) costs what this shows. Both read over HTTP with
+ * check of every listing (src/access/read-checks.ts) costs what this shows. Both read over HTTP with
  * Basic credentials from a runtime with auth on; medians of sequential requests.
  */
 import { hashPassword } from '../test/support/iobroker';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { isAllowed } from '../src/acl';
+import { isAllowed } from '../src/access/rules';
 import { HttpError } from '../src/http-error';
 import { existing, userId } from '../src/lib/users';
 import { NoResults } from '../src/lib/schemas';

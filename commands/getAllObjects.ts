@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import type { RequestContext } from '../src/request-context';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
-import { visibleObjects } from '../src/lib/read-access';
+import { visibleObjects } from '../src/access/read-checks';
 import { dictionary, ListedObject } from '../src/lib/schemas';
 
 /** Every object from `first` to `last` (all when not given), as js-controller's object list has them. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { visibleRows } from '../src/lib/read-access';
+import { visibleRows } from '../src/access/read-checks';
 import { FreeObject } from '../src/lib/schemas';
 
 export default defineCommand({

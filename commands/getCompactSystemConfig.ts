@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { isAdministrator } from '../src/acl';
+import { isAdministrator } from '../src/access/rules';
 import { ObjectSchema } from '../src/lib/schemas';
 
 export default defineCommand({

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { visibleRows } from '../src/lib/read-access';
+import { visibleRows } from '../src/access/read-checks';
 import { ObjectSchema } from '../src/lib/schemas';
 
 type HostNative = { hardware?: { networkInterfaces?: Record<string, Array<{ address?: string }>> } };

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
-import { visibleRows } from '../src/lib/read-access';
+import { visibleRows } from '../src/access/read-checks';
 
 export default defineCommand({
     name: 'getObjectView',

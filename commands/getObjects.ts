@@ -4,7 +4,7 @@ import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';
 import { commandPage, pageParams } from '../src/lib/listing-pages';
 import { objectSource } from '../src/lib/listing-sources';
-import { visibleObjects } from '../src/lib/read-access';
+import { visibleObjects } from '../src/access/read-checks';
 import { dictionary, idList, ListedObject, MAX_LIST_IDS } from '../src/lib/schemas';
 
 export default defineCommand({

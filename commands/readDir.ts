@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command';
 import { refuseUnsafeNames } from '../src/lib/files';
-import { visibleMetaEntries } from '../src/lib/read-access';
+import { visibleMetaEntries } from '../src/access/read-checks';
 
 export default defineCommand({
     name: 'readDir',

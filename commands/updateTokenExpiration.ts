@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isAdministrator } from '../src/acl';
+import { isAdministrator } from '../src/access/rules';
 import { accessSession } from '../src/auth/tokens';
 import { defineCommand } from '../src/command';
 import { HttpError } from '../src/http-error';

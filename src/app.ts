@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAllowed } from './acl';
+import { isAllowed } from './access/rules';
 import { authenticate, clientAddress } from './auth/authenticate';
 import type { AppServices } from './app-services';
 import { createBrowserGuard, isBrowserRequest } from './browser-guard';

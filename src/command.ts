@@ -1,8 +1,8 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { Permission } from './acl';
+import type { Permission } from './access/rules';
 import type { RequestContext } from './request-context';
 
-export type { Permission } from './acl';
+export type { Permission } from './access/rules';
 
 /**
  * How the return value is wrapped on the wire, as 4.0.2 clients read it:

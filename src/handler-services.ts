@@ -1,4 +1,4 @@
-import type { AclCache, PermissionEntry } from './acl';
+import type { AclCache, PermissionEntry } from './access/rules';
 import type { CredentialChecker } from './auth/credentials';
 import type { Config } from './config';
 import type { HookRegistry } from './events/hook-registry';

@@ -1,4 +1,4 @@
-import type { Acl } from './acl';
+import type { Acl } from './access/rules';
 import { guardedStorage } from './access/guarded-storage';
 import { ownerOf } from './auth/owner';
 import { writingScope } from './auth/scope';

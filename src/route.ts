@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TObject, TSchema } from '@sinclair/typebox';
-import type { Permission } from './acl';
+import type { Permission } from './access/rules';
 import type { Query } from './query';
 import type { RequestContext } from './request-context';
 

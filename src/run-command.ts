@@ -1,9 +1,9 @@
-import { isAllowed } from './acl';
+import { isAllowed } from './access/rules';
 import type { CompiledScope } from './auth/scope';
 import type { Command } from './command';
 import { HttpError } from './http-error';
 import { fromAdapterError } from './lib/adapter-errors';
-import { assertInReadScope, assertInWriteScope } from './lib/read-access';
+import { assertInReadScope, assertInWriteScope } from './access/read-checks';
 import { compiledFor, parseParams, type RawParams } from './parse-params';
 import { writingContext, type RequestContext } from './request-context';
 

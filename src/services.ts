@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AclCache } from './acl';
+import { AclCache } from './access/rules';
 import { ApiTokens } from './auth/api-tokens';
 import { BruteForceGuard } from './auth/brute-force';
 import { tokenOf } from './auth/owner';

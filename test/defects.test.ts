@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import t from 'tap';
-import { AclCache } from '../src/acl';
+import { AclCache } from '../src/access/rules';
 import { routeInput } from '../src/route-input';
 import { pollingRoute } from '../src/routes/polling';
 import { NameIndex } from '../src/lib/name-index';

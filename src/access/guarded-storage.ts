@@ -1,4 +1,4 @@
-import { seesAll, type Acl, type Guarded } from '../acl';
+import { seesAll, type Acl, type Guarded } from './rules';
 import { HttpError } from '../http-error';
 import type { HandlerServices } from '../handler-services';
 import type { StoragePort } from '../storage/port';

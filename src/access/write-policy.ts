@@ -1,4 +1,4 @@
-import { ADMIN_USER, inScope, isAllowed, mayWriteState, objectBitAllows, type Acl, type Guarded, type Operations } from '../acl';
+import { ADMIN_USER, inScope, isAllowed, mayWriteState, objectBitAllows, type Acl, type Guarded, type Operations } from './rules';
 
 /*
  * The rules every write of a request passes before js-controller is called (src/access/guarded-storage.ts

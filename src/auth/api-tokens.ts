@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Acl, AclCache } from '../acl';
+import type { Acl, AclCache } from '../access/rules';
 import { HttpError } from '../http-error';
 import type { CoherentCache } from '../lib/coherent-cache';
 import { secretOf } from '../lib/system-secret';

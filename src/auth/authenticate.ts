@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { Acl } from '../acl';
+import type { Acl } from '../access/rules';
 import type { AppServices } from '../app-services';
 import { HttpError } from '../http-error';
 import type { Query } from '../query';

@@ -1,4 +1,4 @@
-import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../acl';
+import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../access/rules';
 import { narrowObject } from '../auth/scope';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../lib/change-feed';
 

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../request-context';
-import { visibleRows } from './read-access';
+import { visibleRows } from '../access/read-checks';
 
 type Common = Record<string, unknown> & { adminUI?: Record<string, unknown> };
 

@@ -1,9 +1,9 @@
-import { mayReadObject, mayReadState, seesAll } from '../acl';
+import { mayReadObject, mayReadState, seesAll } from '../access/rules';
 import { narrowObject } from '../auth/scope';
 import type { RequestContext } from '../request-context';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import { isPattern } from '../access/patterns';
-import { assertInReadScope, withVisibleMembers } from './read-access';
+import { assertInReadScope, withVisibleMembers } from '../access/read-checks';
 
 const PERMISSION_ERROR = 'permissionError';
 

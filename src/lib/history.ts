@@ -3,7 +3,7 @@ import { paramsError } from '../parse-params';
 import { isTrueFlag } from '../query';
 import type { RequestContext } from '../request-context';
 import { assertInstanceAlive, instanceName, sendToInstance } from './messaging';
-import { assertMayReadState, assertMayWriteState } from './read-access';
+import { assertMayReadState, assertMayWriteState } from '../access/read-checks';
 
 export const HISTORY_TIMEOUT_MS = 20_000;
 

@@ -1,8 +1,8 @@
 import type { RequestContext } from '../request-context';
-import { seesAll } from '../acl';
+import { seesAll } from '../access/rules';
 import { adapterCall } from './adapter-errors';
 import type { ListingSource } from './listing-pages';
-import { visibleObjects, visibleStates } from './read-access';
+import { visibleObjects, visibleStates } from '../access/read-checks';
 
 /*
  * Where the state and object listings come from, whole or for the ids of one page, with the

@@ -1,6 +1,6 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
-import { assertMayReadState, assertMayWriteState } from './read-access';
+import { assertMayReadState, assertMayWriteState } from '../access/read-checks';
 
 export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
 export const MAX_MESSAGE_TIMEOUT_MS = 120_000;

@@ -1,4 +1,4 @@
-import { FREE, type PermissionEntry } from '../acl';
+import { FREE, type PermissionEntry } from '../access/rules';
 import type { Command } from '../command';
 import type { Route } from '../route';
 

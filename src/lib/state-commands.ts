@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { safePattern } from '../access/patterns';
 import type { RequestContext } from '../request-context';
-import { visibleStates } from './read-access';
+import { visibleStates } from '../access/read-checks';
 import { idList, MAX_LIST_IDS } from './schemas';
 
 export const statesPatternParam = Type.Optional(

@@ -1,7 +1,7 @@
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { peekObject, readObject } from './cached-reads';
-import { assertInReadScope } from './read-access';
+import { assertInReadScope } from '../access/read-checks';
 
 export interface ResolvedState {
     id: string;

@@ -3,7 +3,7 @@ import { writingContext, type RequestContext } from '../request-context';
 import { adapterCall } from './adapter-errors';
 import { peekState, readState, readStateOf, uncachable } from './cached-reads';
 import { writeAndWaitForAck } from './ack-waiter';
-import { assertInWriteScope } from './read-access';
+import { assertInWriteScope } from '../access/read-checks';
 import { peekStateId, resolveStateId, type ResolvedState } from './state-id';
 import { convertBodyValue } from './state-value';
 import { toggledValue } from './toggle';

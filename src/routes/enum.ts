@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { adapterCall } from '../lib/adapter-errors';
-import { visibleEnums, visibleRows, withVisibleMembers } from '../lib/read-access';
+import { visibleEnums, visibleRows, withVisibleMembers } from '../access/read-checks';
 import { defineRoute } from '../route';
 import { dictionary, FreeObject, json, ObjectSchema } from '../lib/schemas';
 

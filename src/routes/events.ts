@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { safePattern } from '../access/patterns';
 import { Type } from '@sinclair/typebox';
-import { isAllowed } from '../acl';
+import { isAllowed } from '../access/rules';
 import { HttpError } from '../http-error';
 import { MAX_PATTERNS, tooManyPatterns } from '../events/hub';
 import { EVENT_BODY } from '../events/schemas';

@@ -5,7 +5,7 @@ import { AGGREGATES, historyOptions, historyState, readHistory, storeState } fro
 import { convertBodyValue, convertText } from '../lib/state-value';
 import { stateCommon } from '../lib/states';
 import { paramsError } from '../parse-params';
-import { assertInWriteScope } from '../lib/read-access';
+import { assertInWriteScope } from '../access/read-checks';
 import type { RequestContext } from '../request-context';
 import { defineRoute } from '../route';
 import { json, opaque, FreeObject } from '../lib/schemas';

@@ -6,7 +6,7 @@ import { peekObject as peekCachedObject, readObject as readCachedObject } from '
 import { mergeObject } from '../lib/object-merge';
 import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
 import { objectSource } from '../lib/listing-sources';
-import { assertInWriteScope, withVisibleMembers } from '../lib/read-access';
+import { assertInWriteScope, withVisibleMembers } from '../access/read-checks';
 import { writingContext, type RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';
 import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../lib/schemas';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { safePattern } from '../access/patterns';
-import { isAllowed } from '../acl';
+import { isAllowed } from '../access/rules';
 import { HttpError } from '../http-error';
 import { MAX_WAIT_MS } from '../lib/ack-waiter';
 import { peekState, readState as readCachedState } from '../lib/cached-reads';

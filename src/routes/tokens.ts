@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isAdministrator } from '../acl';
+import { isAdministrator } from '../access/rules';
 import type { NewToken } from '../auth/api-tokens';
 import { ownerOf } from '../auth/owner';
 import { safePattern } from '../access/patterns';

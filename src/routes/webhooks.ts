@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isAdministrator } from '../acl';
+import { isAdministrator } from '../access/rules';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../route';

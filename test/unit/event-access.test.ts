@@ -1,5 +1,5 @@
 import t from 'tap';
-import { aclFromGroups, AclCache, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../../src/acl';
+import { aclFromGroups, AclCache, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../../src/access/rules';
 import { EventAccess } from '../../src/events/event-access';
 import { ChangeFeed } from '../../src/lib/change-feed';
 

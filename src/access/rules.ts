@@ -1,4 +1,4 @@
-import type { CompiledScope } from './auth/scope';
+import type { CompiledScope } from '../auth/scope';
 
 /** Permission in the socket-classes vocabulary, e.g. `{ type: 'state', operation: 'read' }`. */
 export interface Permission {
