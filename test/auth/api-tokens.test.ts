@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
+import { sleep, until } from '../support/until';
 import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
 import { startIobroker, type IobFixture, type RequestOptions } from '../support/iobroker';
 import { basic, rawRequest } from '../support/raw-request';
@@ -23,18 +24,7 @@ const secrets: string[] = [];
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const write = (id: string, val: ioBroker.StateValue) => iob.storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0' });
 const val = async (id: string) => (await iob.storage.states.getStateAsync(id))?.val;
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<boolean> {
-    const end = Date.now() + timeoutMs;
-    while (Date.now() < end) {
-        if (await check()) {
-            return true;
-        }
-        await sleep(25);
-    }
-    return check();
-}
 
 interface Created {
     id: string;

@@ -5,13 +5,13 @@
  * real database (test/support/in-process.ts), so a check on one and a use on the other are covered.
  */
 import t from 'tap';
+import { sleep, until } from '../support/until';
 import { createUser } from '../support/iobroker';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 import { basic } from '../support/raw-request';
 
 const ADMIN = basic('admin', 'iobroker');
 const bearer = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 let host: InProcessHost;
 let zero: InProcessApp;
@@ -43,21 +43,10 @@ async function login(app: InProcessApp, username: string, password: string): Pro
 const refresh = (app: InProcessApp, token: string) => app.request('/oauth/token', { method: 'POST', body: { grant_type: 'refresh_token', refresh_token: token } });
 const use = async (app: InProcessApp, token: string) => (await app.request('/v1/command/getVersion', bearer(token))).status;
 
-/** Polls until `check` holds: the other instance learns of a user change through a notification. */
-async function until(check: () => Promise<boolean>, timeoutMs = 3000): Promise<boolean> {
-    const end = Date.now() + timeoutMs;
-    while (Date.now() < end) {
-        if (await check()) {
-            return true;
-        }
-        await sleep(25);
-    }
-    return check();
-}
 
 /** Both instances refuse the access token (401), soon after the change. */
 async function refusedEverywhere(token: string): Promise<boolean> {
-    return until(async () => (await use(zero, token)) === 401 && (await use(one, token)) === 401);
+    return until(async () => (await use(zero, token)) === 401 && (await use(one, token)) === 401, 3000);
 }
 
 t.test('a disabled user: its access token is refused on both instances, its refresh token too, also after it is enabled again', async t => {
