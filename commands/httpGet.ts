@@ -14,7 +14,8 @@ export default defineCommand({
         binary: Type.Optional(Type.Boolean({ description: 'Answer the raw body with its Content-Type' })),
     }),
     permission: { type: 'other', operation: 'http' },
-    effect: 'read',
+    // a GET to a device often switches it: for the browser rules and the docs this acts, it does not only read
+    effect: 'write',
     envelope: 'results',
     result: tuple([Type.Object({ status: Type.Number(), statusText: Type.String() }), Type.Union([Type.String(), FreeObject], { description: 'The body: text, or binary bytes as Buffer JSON {type, data}' })], 2, '[{status, statusText}, body]'),
     errors: [502, 504],

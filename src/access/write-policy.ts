@@ -10,10 +10,14 @@ import { ADMIN_USER, inScope, isAllowed, mayWriteState, objectBitAllows, type Ac
 
 export type ObjectWrite = 'create' | 'write' | 'delete';
 
-/** Ids whose objects and states only administrators write: they configure the host, its adapters and logins. */
-const PROTECTED = /^(system\.(adapter|host)\.|system\.(config|certificates|repositories|licenses)$|system\.user\.admin$|system\.group\.administrator$|_design\/|rest-api\.\d+(\.|$))/;
-/** Object types that only administrators write: js-controller reads them as configuration or code. */
-const PROTECTED_TYPES = new Set(['adapter', 'instance', 'host', 'design', 'config']);
+/**
+ * Ids whose objects and states only administrators write: they configure the host, its adapters and
+ * logins, or hold code the script engines run with every right (and switch it on).
+ */
+const PROTECTED =
+    /^(system\.(adapter|host)\.|system\.(config|certificates|repositories|licenses)$|system\.user\.admin$|system\.group\.administrator$|_design\/|script\.|javascript\.\d+\.scriptEnabled\.|rest-api\.\d+(\.|$))/;
+/** Object types that only administrators write: js-controller and the script engines read them as configuration or code. */
+const PROTECTED_TYPES = new Set(['adapter', 'instance', 'host', 'design', 'config', 'script']);
 /** File areas holding an adapter's own web pages (`admin`, `vis-2`, `javascript.admin`), not user data (`vis.0`). */
 const CODE_AREA = /^[^.]+(\.admin)?$/;
 

@@ -1,3 +1,4 @@
+import { isAdministrator } from '../access/rules';
 import { HttpError } from '../http-error';
 import type { RequestContext } from '../request-context';
 import { assertMayReadState, assertMayWriteState } from '../access/read-checks';
@@ -37,26 +38,36 @@ export async function assertInstanceAlive(ctx: RequestContext, name: string): Pr
     }
 }
 
-/** The history adapters' (history, sql, influxdb) messages that change stored values or settings. */
+/** The history adapters' (history, sql, influxdb) messages that only read. */
+const HISTORY_READS = new Set(['getHistory', 'getEnabledDPs', 'getDpOverview', 'getCounter', 'features', 'checkFeatureSupported']);
+/** Their messages that change stored values or settings of the states they name. */
 const HISTORY_WRITES = new Set(['storeState', 'delete', 'deleteAll', 'deleteRange', 'update', 'enableHistory', 'disableHistory']);
 
 /**
- * A message to a history instance that names states (`id`) answers or changes their values or
- * history: the caller must be allowed to read each of them, as `getHistory` requires, and to write
- * each of them when the message changes something, as `/v1/addHistory` requires.
+ * A message to a history instance: reads need read rights on every state they name (as `getHistory`
+ * requires), changes need write rights on each (as `/v1/addHistory` requires) and must name them.
+ * Anything else (raw database queries, `stopInstance`, ...) reaches past every state's ACL: only
+ * administrators send it.
  */
 export async function assertMessageAllowed(ctx: RequestContext, name: string, command: string, message: unknown): Promise<void> {
-    const ids = namedIds(message);
     const common = (await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
     if (!common?.getHistory && common?.type !== 'storage') {
         return;
     }
-    const writes = HISTORY_WRITES.has(command);
-    if (writes && !ids.length) {
-        throw new HttpError('INVALID_PARAMS', `${command} to a history instance must name the states it changes (id)`, { instance: name });
-    }
-    for (const id of ids) {
-        await (writes ? assertMayWriteState(ctx, id) : assertMayReadState(ctx, id));
+    const ids = namedIds(message);
+    if (HISTORY_READS.has(command)) {
+        for (const id of ids) {
+            await assertMayReadState(ctx, id);
+        }
+    } else if (HISTORY_WRITES.has(command)) {
+        if (!ids.length) {
+            throw new HttpError('INVALID_PARAMS', `${command} to a history instance must name the states it changes (id)`, { instance: name });
+        }
+        for (const id of ids) {
+            await assertMayWriteState(ctx, id);
+        }
+    } else if (!isAdministrator(ctx.acl)) {
+        throw new HttpError('FORBIDDEN', 'permissionError', { instance: name, command });
     }
 }
 

@@ -1,12 +1,12 @@
 /*
- * Review of the access policy, tried as an attacker would: requests that a user with fewer rights
- * (or, with auth off, a foreign web page) sends to get around src/access/ and the browser rules.
- * Each test here FAILS on the reviewed code: it names the request and what it reached.
+ * Paths a review of the access policy found, tried as an attacker would: code the script engines run
+ * with every right, messages to a history instance beyond its reads and changes, and a foreign page
+ * making the server GET a device URL through httpGet with auth off.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { createUser } from '../support/iobroker';
+import { createState, createUser } from '../support/iobroker';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 import { basic } from '../support/raw-request';
 import { fakeInstance } from '../support/fake-instance';
@@ -34,6 +34,12 @@ t.test('a user with object.write cannot store code that the javascript adapter r
     const res = await app.request('/v1/command/setObject', { method: 'POST', headers: MALLORY, body: { id: 'script.js.evil', obj: script } });
     t.equal(res.status, 403, 'setObject of a script object');
     t.notOk(await host.storage.objects.getObjectAsync('script.js.evil'), 'no script object stored');
+    const decoy = await app.request('/v1/command/setObject', { method: 'POST', headers: MALLORY, body: { id: '0_userdata.0.evil', obj: script } });
+    t.equal(decoy.status, 403, 'nor under another id');
+    await createState(host.storage, 'javascript.0.scriptEnabled.admins', { type: 'boolean' }, false);
+    const enable = await app.request('/v1/state/javascript.0.scriptEnabled.admins', { method: 'PATCH', headers: MALLORY, body: { val: true } });
+    t.equal(enable.status, 403, "nor switch on an administrator's script");
+    t.equal((await host.storage.states.getStateAsync('javascript.0.scriptEnabled.admins'))?.val, false);
 });
 
 t.test('history messages other than the listed writes (raw query, stop) need more than read rights', async t => {
