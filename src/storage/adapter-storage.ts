@@ -26,23 +26,28 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
         };
         return wrapped as unknown as ioBroker.Adapter[K];
     };
-    /** A call whose first argument may be a pattern: js-controller only ever gets a safe one (src/access/patterns.ts). */
-    const patterned = <K extends keyof ioBroker.Adapter>(name: K): ioBroker.Adapter[K] => {
-        const original = call(name) as unknown as AnyAsync;
-        return ((pattern: unknown, ...rest: unknown[]) => original(typeof pattern === 'string' ? safePattern('pattern', pattern) : pattern, ...rest)) as unknown as ioBroker.Adapter[K];
+    /**
+     * A call whose first argument is an id or a pattern: js-controller only ever gets a safe pattern
+     * (src/access/patterns.ts). Ids never contain `*`, but js-controller matches one that does as a
+     * pattern even in single reads and deletes, so those are checked too.
+     */
+    const patterned = <K extends keyof ioBroker.Adapter>(name: K, through: ioBroker.Adapter[K] = call(name)): ioBroker.Adapter[K] => {
+        const original = through as unknown as AnyAsync;
+        return ((pattern: unknown, ...rest: unknown[]) =>
+            original(typeof pattern === 'string' && pattern.includes('*') ? safePattern('pattern', pattern) : pattern, ...rest)) as unknown as ioBroker.Adapter[K];
     };
     return {
         onWrite: listener => void listeners.push(listener),
-        getForeignStateAsync: call('getForeignStateAsync'),
+        getForeignStateAsync: patterned('getForeignStateAsync'),
         getForeignStatesAsync: patterned('getForeignStatesAsync'),
-        setForeignStateAsync: write('setForeignStateAsync', 'state'),
-        delForeignStateAsync: write('delForeignStateAsync', 'state'),
-        getForeignObjectAsync: call('getForeignObjectAsync'),
+        setForeignStateAsync: patterned('setForeignStateAsync', write('setForeignStateAsync', 'state')),
+        delForeignStateAsync: patterned('delForeignStateAsync', write('delForeignStateAsync', 'state')),
+        getForeignObjectAsync: patterned('getForeignObjectAsync'),
         getForeignObjectsAsync: patterned('getForeignObjectsAsync'),
-        setForeignObjectAsync: write('setForeignObjectAsync', 'object'),
-        setForeignObjectNotExistsAsync: write('setForeignObjectNotExistsAsync', 'object'),
-        extendForeignObjectAsync: write('extendForeignObjectAsync', 'object'),
-        delForeignObjectAsync: write('delForeignObjectAsync', 'object'),
+        setForeignObjectAsync: patterned('setForeignObjectAsync', write('setForeignObjectAsync', 'object')),
+        setForeignObjectNotExistsAsync: patterned('setForeignObjectNotExistsAsync', write('setForeignObjectNotExistsAsync', 'object')),
+        extendForeignObjectAsync: patterned('extendForeignObjectAsync', write('extendForeignObjectAsync', 'object')),
+        delForeignObjectAsync: patterned('delForeignObjectAsync', write('delForeignObjectAsync', 'object')),
         getObjectViewAsync: call('getObjectViewAsync'),
         getObjectListAsync: call('getObjectListAsync'),
         getEnumsAsync: call('getEnumsAsync'),
