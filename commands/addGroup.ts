@@ -28,6 +28,7 @@ export default defineCommand({
     }),
     permission: { type: 'users', operation: 'create' },
     effect: 'write',
+    account: true,
     envelope: 'result',
     result: ObjectSchema,
     errors: [409],

@@ -14,6 +14,7 @@ export default defineCommand({
     }),
     permission: { type: 'users', operation: 'create' },
     effect: 'write',
+    account: true,
     envelope: 'results',
     result: NoResults,
     errors: [409],

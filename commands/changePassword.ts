@@ -16,6 +16,7 @@ export default defineCommand({
     // checked in the handler: changing one's own password needs no right
     permission: null,
     effect: 'write',
+    account: true,
     envelope: 'results',
     result: NoResults,
     errors: [403, 404],

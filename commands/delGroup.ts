@@ -10,6 +10,7 @@ export default defineCommand({
     params: Type.Object({ group: Type.String({ minLength: 1, description: 'Group name or system.group.<name>' }) }),
     permission: { type: 'users', operation: 'delete' },
     effect: 'write',
+    account: true,
     envelope: 'results',
     result: NoResults,
     errors: [404],

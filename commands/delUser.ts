@@ -10,6 +10,7 @@ export default defineCommand({
     params: Type.Object({ user: Type.String({ minLength: 1, description: 'User name or system.user.<name>' }) }),
     permission: { type: 'users', operation: 'delete' },
     effect: 'write',
+    account: true,
     envelope: 'results',
     result: NoResults,
     errors: [404],

@@ -12,6 +12,7 @@ export default defineCommand({
     // checked in the handler: the token's own user, or an administrator
     permission: null,
     effect: 'write',
+    account: true,
     envelope: 'result',
     result: Type.Literal(true),
     errors: [403, 404],

@@ -13,7 +13,7 @@ import { writingContext, type RequestContext } from './request-context';
  */
 export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bodyKeys?: ReadonlySet<string>): unknown {
     const { token } = ctx.acl;
-    if (!isAllowed(ctx.acl, cmd.permission) || (token && !tokenMayCall(token.scope, cmd.name))) {
+    if (!isAllowed(ctx.acl, cmd.permission) || (token && !tokenMayCall(token.scope, cmd))) {
         throw new HttpError('FORBIDDEN', 'permissionError');
     }
     const params = parseParams(compiledFor(cmd.params), raw, bodyKeys);
@@ -29,11 +29,9 @@ export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bo
     return answer instanceof Promise ? answer.catch(err => Promise.reject(fromAdapterError(err))) : answer;
 }
 
-/** Commands that manage logins: an API token must not create another way in, nor outlive its revocation. */
-const ACCOUNT_COMMANDS = new Set(['addUser', 'delUser', 'addGroup', 'delGroup', 'changePassword', 'updateTokenExpiration']);
-
-function tokenMayCall(scope: CompiledScope | undefined, name: string): boolean {
-    return !ACCOUNT_COMMANDS.has(name) && (!scope || scope.command(name));
+/** An account command would let a token create another way in, or outlive its revocation. */
+function tokenMayCall(scope: CompiledScope | undefined, cmd: Command): boolean {
+    return !cmd.account && (!scope || scope.command(cmd.name));
 }
 
 /** An API token's check of the `id` a command acts on; a writing command may read what it may write. */
