@@ -37,7 +37,7 @@ export default defineCommand({
         assertValidName(group, 'group');
         const id = groupId(group);
         if (await storage.getForeignObjectAsync(id, callOptions)) {
-            throw new HttpError('CONFLICT', 'Group yet exists', { id });
+            throw new HttpError('CONFLICT', 'Group yet exists', { context: { id } });
         }
         const obj = {
             _id: id,

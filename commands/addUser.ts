@@ -23,7 +23,7 @@ export default defineCommand({
         assertValidName(user, 'user');
         const id = userId(user);
         if (await storage.getForeignObjectAsync(id, callOptions)) {
-            throw new HttpError('CONFLICT', 'User yet exists', { id });
+            throw new HttpError('CONFLICT', 'User yet exists', { context: { id } });
         }
         await storage.setForeignObjectAsync(id, { type: 'user', common: { name: user, enabled: true, password: '' }, native: {} } as ioBroker.SettableObject, callOptions);
         await storage.setPasswordAsync(id, pass, callOptions);

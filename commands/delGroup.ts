@@ -19,7 +19,7 @@ export default defineCommand({
         const id = groupId(group);
         const obj = await existing(ctx, id, 'Group');
         if (obj.common?.dontDelete) {
-            throw new HttpError('INVALID_PARAMS', 'Cannot delete group, while is system group', { id });
+            throw new HttpError('INVALID_PARAMS', 'Cannot delete group, while is system group', { context: { id } });
         }
         await ctx.storage.delForeignObjectAsync(id, ctx.callOptions);
         return [];

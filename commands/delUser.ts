@@ -19,7 +19,7 @@ export default defineCommand({
         const id = userId(user);
         const obj = await existing(ctx, id, 'User');
         if (obj.common?.dontDelete) {
-            throw new HttpError('INVALID_PARAMS', 'Cannot delete user, while is system user', { id });
+            throw new HttpError('INVALID_PARAMS', 'Cannot delete user, while is system user', { context: { id } });
         }
         await ctx.storage.delForeignObjectAsync(id, ctx.callOptions);
         await removeFromGroups(ctx, id);

@@ -24,7 +24,7 @@ export default defineCommand({
         const opts = typeof options === 'string' ? { instance: options } : ((options ?? {}) as Record<string, unknown>);
         const answer = await readHistory(ctx, id, opts);
         if (answer.error) {
-            throw new HttpError('BAD_GATEWAY', String(answer.error), { results: [] });
+            throw new HttpError('BAD_GATEWAY', String(answer.error), { context: { results: [] } });
         }
         return [answer.result ?? [], answer.step, answer.sessionId];
     },

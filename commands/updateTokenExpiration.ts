@@ -20,10 +20,10 @@ export default defineCommand({
         // a session its user no longer accepts (disabled, deleted, new password) is no token to extend
         const session = await accessSession({ storage, objectCache: app.objectCache }, accessToken);
         if (!session) {
-            throw new HttpError('NOT_FOUND', 'No access token found', { result: false });
+            throw new HttpError('NOT_FOUND', 'No access token found', { context: { result: false } });
         }
         if (`system.user.${session.user}` !== acl.user && !isAdministrator(acl)) {
-            throw new HttpError('FORBIDDEN', 'permissionError', { result: false });
+            throw new HttpError('FORBIDDEN', 'permissionError', { context: { result: false } });
         }
         const ttl = app.config.ttl;
         await setSession(storage, `a:${accessToken}`, ttl, { ...session, aExp: Date.now() + ttl * 1000 });

@@ -57,7 +57,7 @@ function abortOnClose(res: ServerResponse): AbortSignal {
 
 function withChallenge(err: unknown, route: Route): unknown {
     if (route.challenge && err instanceof HttpError && err.status === 401) {
-        return new HttpError(err.code, err.message, err.context, err.status, { 'WWW-Authenticate': 'Basic realm="ioBroker REST API", charset="UTF-8"' });
+        return new HttpError(err.code, err.message, { context: err.context, status: err.status, headers: { 'WWW-Authenticate': 'Basic realm="ioBroker REST API", charset="UTF-8"' } });
     }
     return err;
 }
@@ -137,7 +137,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         const allow = allowedMethods(router, path);
         if (allow.length) {
-            throw new HttpError('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed`, {}, undefined, { Allow: allow.join(', ') });
+            throw new HttpError('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed`, { headers: { Allow: allow.join(', ') } });
         }
         throw new HttpError('NOT_FOUND', `Not found: ${req.method} ${path}`);
     }
@@ -177,7 +177,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         if ((target.command || !(target.route.offline ?? target.route.public)) && !services.storageUp()) {
             // js-controller would queue the call until the DB returns: answer now instead of hanging
-            throw new HttpError('UNAVAILABLE', 'Database not connected', {}, undefined, { 'Retry-After': '5' });
+            throw new HttpError('UNAVAILABLE', 'Database not connected', { headers: { 'Retry-After': '5' } });
         }
         if (target.command) {
             // authentication failures keep the plain 4.0.2 body, without the command's `results`

@@ -26,19 +26,28 @@ export interface ParamProblem {
     problem: string;
 }
 
+export interface HttpErrorOptions {
+    /** Extra members of the JSON body, e.g. `{ id }` as 4.0.2 clients expect. */
+    context?: Record<string, unknown>;
+    /** Only where the code's status is not the one (4.0.2's 501 for a write-and-wait timeout). */
+    status?: number;
+    headers?: Record<string, string>;
+}
+
 export class HttpError extends Error {
     readonly status: number;
+    readonly context: Record<string, unknown>;
+    readonly headers?: Record<string, string>;
 
     constructor(
         readonly code: ErrorCode,
         message: string,
-        /** Extra members of the JSON body, e.g. `{ id }` as 4.0.2 clients expect. */
-        readonly context: Record<string, unknown> = {},
-        status?: number,
-        readonly headers?: Record<string, string>,
+        { context = {}, status, headers }: HttpErrorOptions = {},
     ) {
         super(message);
         this.status = status ?? CODE_STATUS[code];
+        this.context = context;
+        this.headers = headers;
     }
 }
 

@@ -188,5 +188,5 @@ export function paramsError(problems: ParamProblem[], expected: string[]): HttpE
     for (const p of problems.filter(p => p.problem !== 'required')) {
         parts.push(p.problem.startsWith('Cannot parse') ? p.problem : `Argument '${p.param}': ${p.problem}`);
     }
-    return new HttpError('INVALID_PARAMS', parts.join('; '), { details: problems });
+    return new HttpError('INVALID_PARAMS', parts.join('; '), { context: { details: problems } });
 }

@@ -31,9 +31,9 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
 
 export function tooLarge(limit: number): HttpError {
     // the connection is closed after the answer so the client stops sending
-    return new HttpError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`, {}, undefined, {
+    return new HttpError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`, { headers: {
         Connection: 'close',
-    });
+    } });
 }
 
 function isJsonType(type: string): boolean {

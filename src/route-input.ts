@@ -65,7 +65,9 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
     if (!isJsonObject(value)) {
         const what = where ? `'${where}'` : 'The body';
         throw new HttpError('INVALID_PARAMS', `${what} must be a JSON object${where ? '' : ` with ${Object.keys(schema.properties).join(', ')}`}`, {
-            details: [{ param: where || '(body)', problem: 'must be a JSON object' }],
+            context: {
+                details: [{ param: where || '(body)', problem: 'must be a JSON object' }],
+            },
         });
     }
     const given: Record<string, unknown> = { ...value };

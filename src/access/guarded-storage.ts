@@ -22,7 +22,7 @@ const BELOW = '.\u9999';
 type Write = (...args: any[]) => Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function forbidden(id: string): HttpError {
-    return new HttpError('FORBIDDEN', 'permissionError', { id });
+    return new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
 }
 
 const guards = new WeakMap<StoragePort, WeakMap<Acl, StoragePort>>();
@@ -108,7 +108,7 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
 
     function assertFile(area: unknown, operation: 'write' | 'delete'): void {
         if (!mayWriteFile(acl, String(area ?? ''), operation)) {
-            throw new HttpError('FORBIDDEN', 'permissionError', { adapter: area });
+            throw new HttpError('FORBIDDEN', 'permissionError', { context: { adapter: area } });
         }
     }
 

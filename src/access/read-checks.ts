@@ -106,7 +106,7 @@ export async function visibleStates<T>(ctx: RequestContext, states: Record<strin
         if (access.state(id, objects.get(id))) {
             visible[id] = states[id];
         } else if (fromList) {
-            throw new HttpError('FORBIDDEN', 'permissionError', { id });
+            throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
         }
     }
     return visible;
@@ -115,21 +115,21 @@ export async function visibleStates<T>(ctx: RequestContext, states: Record<strin
 /** Throws 403 when an API token's read patterns leave `id` out (checked before anything is read). */
 export function assertInReadScope(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): void {
     if (!inScope(ctx.acl, 'read', id)) {
-        throw new HttpError('FORBIDDEN', 'permissionError', context);
+        throw new HttpError('FORBIDDEN', 'permissionError', { context });
     }
 }
 
 /** Throws 403 when an API token may not write `id` (`tree`: a recursive delete, all below it too). */
 export function assertInWriteScope(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }, tree = false): void {
     if (!(tree ? inScopeTree(ctx.acl, id) : inScope(ctx.acl, 'write', id))) {
-        throw new HttpError('FORBIDDEN', 'permissionError', context);
+        throw new HttpError('FORBIDDEN', 'permissionError', { context });
     }
 }
 
 /** Throws 403 unless the caller may write the state `id` (values handed to a history instance). */
 export async function assertMayWriteState(ctx: RequestContext, id: string): Promise<void> {
     if (!seesAll(ctx.acl) && !mayWriteState(ctx.acl, id, await objectOf(ctx, id), ctx.ownerOnly)) {
-        throw new HttpError('FORBIDDEN', 'permissionError', { id });
+        throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
     }
 }
 
@@ -137,7 +137,7 @@ export async function assertMayWriteState(ctx: RequestContext, id: string): Prom
 export async function assertMayReadState(ctx: RequestContext, id: string): Promise<void> {
     const access = readAccess(ctx);
     if (access && !access.state(id, await objectOf(ctx, id))) {
-        throw new HttpError('FORBIDDEN', 'permissionError', { id });
+        throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
     }
 }
 

@@ -97,7 +97,7 @@ export class BruteForceGuard {
         const until = Math.max(this.lockedUntil(`ip:${network}`), this.userLockFor(network, user));
         if (until > this.now()) {
             const seconds = Math.ceil((until - this.now()) / 1000);
-            throw new HttpError('TOO_MANY_REQUESTS', `Too many failed logins; try again in ${seconds} s`, {}, undefined, { 'Retry-After': String(seconds) });
+            throw new HttpError('TOO_MANY_REQUESTS', `Too many failed logins; try again in ${seconds} s`, { headers: { 'Retry-After': String(seconds) } });
         }
     }
 

@@ -57,7 +57,7 @@ export class HookRegistry {
         } catch (err) {
             hook.close();
             const reason = err instanceof HttpError ? err.message : 'Cannot validate URL';
-            throw new HttpError(err instanceof HttpError ? err.code : 'INVALID_PARAMS', `No valid answer from URL hook: ${reason}`, { url });
+            throw new HttpError(err instanceof HttpError ? err.code : 'INVALID_PARAMS', `No valid answer from URL hook: ${reason}`, { context: { url } });
         }
         if (this.get(user, url)) {
             // registered by a concurrent request while this one checked the URL

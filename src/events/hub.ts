@@ -81,7 +81,9 @@ export const MAX_PATTERNS = 1000;
 /** 422 naming the parameter that would have gone beyond MAX_PATTERNS. */
 export function tooManyPatterns(params: string[]): HttpError {
     return new HttpError('INVALID_PARAMS', `At most ${MAX_PATTERNS} patterns per polling session, URL hook or event stream`, {
-        details: params.map(param => ({ param, problem: `more than ${MAX_PATTERNS} patterns for one session, URL hook or stream; unsubscribe some first` })),
+        context: {
+            details: params.map(param => ({ param, problem: `more than ${MAX_PATTERNS} patterns for one session, URL hook or stream; unsubscribe some first` })),
+        },
     });
 }
 

@@ -37,7 +37,7 @@ export async function writeAndWaitForAck(
         await adapterCall(ctx.storage.setForeignStateAsync(id, state, ctx.callOptions), { id });
         const timedOut = new Promise<never>((_, reject) => {
             timer = setTimeout(
-                () => reject(new HttpError('NOT_IMPLEMENTED', 'timeout', { id, val: state.val }, 501)),
+                () => reject(new HttpError('NOT_IMPLEMENTED', 'timeout', { context: { id, val: state.val }, status: 501 })),
                 timeoutMs,
             );
         });

@@ -30,19 +30,19 @@ export function fromAdapterError(err: unknown, context: Record<string, unknown> 
     }
     const message = err instanceof Error ? err.message : typeof err === 'string' ? err : 'Internal error';
     if (message.includes('permissionError')) {
-        return new HttpError('FORBIDDEN', 'permissionError', context);
+        return new HttpError('FORBIDDEN', 'permissionError', { context });
     }
     if (message === 'Not exists' || message.endsWith('not found') || message === 'Not found') {
-        return new HttpError('NOT_FOUND', message, context);
+        return new HttpError('NOT_FOUND', message, { context });
     }
     if (message === 'DB closed' || message.includes('Connection is closed')) {
-        return new HttpError('UNAVAILABLE', 'Database not connected', context, undefined, { 'Retry-After': '5' });
+        return new HttpError('UNAVAILABLE', 'Database not connected', { context, headers: { 'Retry-After': '5' } });
     }
     if (CLIENT_MISTAKES.some(re => re.test(message))) {
-        return new HttpError('INVALID_PARAMS', message, context);
+        return new HttpError('INVALID_PARAMS', message, { context });
     }
     // the original stays the cause: an error report shows where the code failed, not where it was wrapped
-    return Object.assign(new HttpError('INTERNAL', message, context), { cause: err });
+    return Object.assign(new HttpError('INTERNAL', message, { context }), { cause: err });
 }
 
 /** Awaits an adapter call and turns its failure into an HttpError. */

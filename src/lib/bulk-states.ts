@@ -78,11 +78,11 @@ export function stateFields(fields: unknown): string[] | undefined {
         return undefined;
     }
     if (!Array.isArray(fields) || fields.some(f => typeof f !== 'string')) {
-        throw new HttpError('INVALID_PARAMS', 'fields must be an array of field names', { details: [{ param: 'fields', problem: 'must be an array of strings' }] });
+        throw new HttpError('INVALID_PARAMS', 'fields must be an array of field names', { context: { details: [{ param: 'fields', problem: 'must be an array of strings' }] } });
     }
     const unknown = unknownFields(fields, 'state');
     if (unknown.length) {
-        throw new HttpError('INVALID_PARAMS', `Unknown fields: ${unknown.join(', ')}`, { details: [{ param: 'fields', problem: `unknown: ${unknown.join(', ')}; known: ${STATE_FIELDS.join(', ')}` }] });
+        throw new HttpError('INVALID_PARAMS', `Unknown fields: ${unknown.join(', ')}`, { context: { details: [{ param: 'fields', problem: `unknown: ${unknown.join(', ')}; known: ${STATE_FIELDS.join(', ')}` }] } });
     }
     return fields as string[];
 }
@@ -95,7 +95,7 @@ export async function readStatesById(ctx: RequestContext, ids: string[], fields:
         try {
             const state = await readState(ctx, id);
             if (!state) {
-                throw new HttpError('NOT_FOUND', 'not found', { id });
+                throw new HttpError('NOT_FOUND', 'not found', { context: { id } });
             }
             answer[id] = (fields ? projection(state, fields) : { ...state }) as Record<string, unknown>;
         } catch (err) {

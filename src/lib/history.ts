@@ -129,11 +129,11 @@ export async function storeState(ctx: RequestContext, id: string, state: Record<
     const instance = await historyInstance(ctx);
     const answer = await sendToInstance(ctx, instance, 'storeState', { id, state }, HISTORY_TIMEOUT_MS);
     if (answer === undefined || answer === null) {
-        throw new HttpError('BAD_GATEWAY', 'The history instance answered nothing', { id });
+        throw new HttpError('BAD_GATEWAY', 'The history instance answered nothing', { context: { id } });
     }
     const error = typeof answer === 'string' ? answer : (answer as { error?: unknown }).error;
     if (error) {
-        throw new HttpError('BAD_GATEWAY', String(error), { id });
+        throw new HttpError('BAD_GATEWAY', String(error), { context: { id } });
     }
     return answer;
 }

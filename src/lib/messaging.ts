@@ -21,7 +21,7 @@ function withTimeout<T>(start: (done: (value: T) => void) => void, timeoutMs: nu
 export function instanceName(raw: string): string {
     const name = raw.replace(/^system\.adapter\./, '');
     if (!/^[a-z0-9_-]+\.\d+$/i.test(name)) {
-        throw new HttpError('INVALID_PARAMS', `"${raw}" is not an instance name like "history.0"`, { instance: raw });
+        throw new HttpError('INVALID_PARAMS', `"${raw}" is not an instance name like "history.0"`, { context: { instance: raw } });
     }
     return name;
 }
@@ -30,11 +30,11 @@ export function instanceName(raw: string): string {
 export async function assertInstanceAlive(ctx: RequestContext, name: string): Promise<void> {
     const obj = await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`);
     if (!obj || (obj.type as string) !== 'instance') {
-        throw new HttpError('NOT_FOUND', 'instance not found', { instance: name });
+        throw new HttpError('NOT_FOUND', 'instance not found', { context: { instance: name } });
     }
     const alive = await ctx.storage.getForeignStateAsync(`system.adapter.${name}.alive`);
     if (!alive?.val) {
-        throw new HttpError('UNAVAILABLE', 'instance is not online', { instance: name });
+        throw new HttpError('UNAVAILABLE', 'instance is not online', { context: { instance: name } });
     }
 }
 
@@ -61,13 +61,13 @@ export async function assertMessageAllowed(ctx: RequestContext, name: string, co
         }
     } else if (HISTORY_WRITES.has(command)) {
         if (!ids.length) {
-            throw new HttpError('INVALID_PARAMS', `${command} to a history instance must name the states it changes (id)`, { instance: name });
+            throw new HttpError('INVALID_PARAMS', `${command} to a history instance must name the states it changes (id)`, { context: { instance: name } });
         }
         for (const id of ids) {
             await assertMayWriteState(ctx, id);
         }
     } else if (!isAdministrator(ctx.acl)) {
-        throw new HttpError('FORBIDDEN', 'permissionError', { instance: name, command });
+        throw new HttpError('FORBIDDEN', 'permissionError', { context: { instance: name, command } });
     }
 }
 
@@ -100,7 +100,7 @@ export async function sendToHost(ctx: RequestContext, host: string, command: str
     const id = host.startsWith('system.host.') ? host : `system.host.${host}`;
     const alive = await ctx.storage.getForeignStateAsync(`${id}.alive`);
     if (!alive?.val) {
-        throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, { host });
+        throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, { context: { host } });
     }
     return withTimeout(done => ctx.storage.sendToHost(id, command, message as ioBroker.MessagePayload, result => done(result)), timeoutMs, id);
 }

@@ -60,7 +60,7 @@ export async function safeHttpGet(target: string, options: GetOptions): Promise<
             continue;
         }
         if (status >= 400) {
-            throw new HttpError('BAD_GATEWAY', `Request failed with status code ${status}`, { status });
+            throw new HttpError('BAD_GATEWAY', `Request failed with status code ${status}`, { context: { status } });
         }
         return { status, statusText: res.statusMessage ?? '', contentType: res.headers['content-type'] ?? 'application/octet-stream', body };
     }

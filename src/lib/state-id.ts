@@ -47,14 +47,14 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
     if (!byName) {
         // an API token naming an id outside its read patterns: refused, whether it exists or not
         assertInReadScope(ctx, idOrName);
-        throw new HttpError('NOT_FOUND', 'ID not found', { id: idOrName });
+        throw new HttpError('NOT_FOUND', 'ID not found', { context: { id: idOrName } });
     }
     // a name must not reveal the id behind it to a token whose scope leaves that id out
     assertInReadScope(ctx, byName, { id: idOrName });
     // nor to a caller who may not read its object: answered as an unknown name, the id stays unsaid
     const named = await readObject(ctx, byName).catch(() => null);
     if (!named) {
-        throw new HttpError('NOT_FOUND', 'ID not found', { id: idOrName });
+        throw new HttpError('NOT_FOUND', 'ID not found', { context: { id: idOrName } });
     }
     return { id: byName, obj: named };
 }

@@ -24,7 +24,7 @@ export function convertText(text: string, type: string | undefined, id: string):
             if (text.trim().toLowerCase() === 'null') {
                 return null;
             }
-            throw new HttpError('INVALID_PARAMS', `Value "${text}" is not a boolean`, { id });
+            throw new HttpError('INVALID_PARAMS', `Value "${text}" is not a boolean`, { context: { id } });
         }
         case 'number': {
             const n = parseNumber(text);
@@ -34,7 +34,7 @@ export function convertText(text: string, type: string | undefined, id: string):
             if (text.trim() === 'null') {
                 return null;
             }
-            throw new HttpError('INVALID_PARAMS', `Value "${text}" is not a number`, { id });
+            throw new HttpError('INVALID_PARAMS', `Value "${text}" is not a number`, { context: { id } });
         }
         case 'json':
         case 'object':
@@ -44,10 +44,10 @@ export function convertText(text: string, type: string | undefined, id: string):
             try {
                 parsed = JSON.parse(text);
             } catch {
-                throw new HttpError('INVALID_PARAMS', `Value is not valid JSON for a state of type "${type}"`, { id });
+                throw new HttpError('INVALID_PARAMS', `Value is not valid JSON for a state of type "${type}"`, { context: { id } });
             }
             if ((type === 'array' && !Array.isArray(parsed)) || (type === 'object' && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)))) {
-                throw new HttpError('INVALID_PARAMS', `Value is not a JSON ${type}`, { id });
+                throw new HttpError('INVALID_PARAMS', `Value is not a JSON ${type}`, { context: { id } });
             }
             return text;
         }

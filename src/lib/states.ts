@@ -78,7 +78,7 @@ export async function toggleState(ctx: RequestContext, resolved: ResolvedState, 
     assertInWriteScope(ctx, id);
     const current = await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id });
     if (!current) {
-        throw new HttpError('NOT_FOUND', 'State not initiated', { id });
+        throw new HttpError('NOT_FOUND', 'State not initiated', { context: { id } });
     }
     const val = toggledValue(current.val, stateCommon(obj) as ioBroker.StateCommon | undefined, id) as ioBroker.StateValue;
     const result = await writeState(ctx, id, { val, ack: false }, timeoutMs);

@@ -27,5 +27,5 @@ export function toggledValue(val: unknown, common: Partial<ioBroker.StateCommon>
     if (typeof val === 'boolean' || type === 'boolean' || val === null || val === undefined) {
         return !val;
     }
-    throw new HttpError('INVALID_PARAMS', 'state is neither number nor boolean', { id });
+    throw new HttpError('INVALID_PARAMS', 'state is neither number nor boolean', { context: { id } });
 }

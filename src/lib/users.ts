@@ -20,7 +20,9 @@ export function groupId(name: string): string {
 export function assertValidName(name: string, what: 'user' | 'group'): void {
     if (!NAME.test(name) || (what === 'user' && name.includes('_'))) {
         throw new HttpError('INVALID_PARAMS', 'Invalid characters in the name. Only following special characters are allowed: -@+$§=?!&# and letters', {
-            [what]: name,
+            context: {
+                [what]: name,
+            },
         });
     }
 }
@@ -29,7 +31,7 @@ export function assertValidName(name: string, what: 'user' | 'group'): void {
 export async function existing(ctx: RequestContext, id: string, what: 'User' | 'Group'): Promise<ioBroker.Object> {
     const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions);
     if (!obj) {
-        throw new HttpError('NOT_FOUND', `${what} does not exist`, { id });
+        throw new HttpError('NOT_FOUND', `${what} does not exist`, { context: { id } });
     }
     return obj;
 }

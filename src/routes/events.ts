@@ -62,10 +62,12 @@ export const eventStreamRoute = defineRoute({
         const patterns = { states: patternList('pattern', input.pattern as string | undefined), objects: patternList('objects', input.objects as string | undefined) };
         if (!patterns.states.length && !patterns.objects.length) {
             throw new HttpError('INVALID_PARAMS', 'pattern or objects is required', {
-                details: [
-                    { param: 'pattern', problem: 'missing' },
-                    { param: 'objects', problem: 'missing' },
-                ],
+                context: {
+                    details: [
+                        { param: 'pattern', problem: 'missing' },
+                        { param: 'objects', problem: 'missing' },
+                    ],
+                },
             });
         }
         if (patterns.states.length + patterns.objects.length > MAX_PATTERNS) {

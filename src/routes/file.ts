@@ -64,7 +64,7 @@ export const deleteFileRoute = defineRoute({
     async handler(req, ctx) {
         const { objectId, fileName } = fileOf(req);
         if (!(await adapterCall(unlinkRecursive(ctx, objectId, fileName), { objectId, fileName }))) {
-            throw new HttpError('NOT_FOUND', 'Not exists', { objectId, fileName });
+            throw new HttpError('NOT_FOUND', 'Not exists', { context: { objectId, fileName } });
         }
         return { success: true };
     },

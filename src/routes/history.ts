@@ -42,7 +42,7 @@ const historyQuery = Type.Object({
 async function historyValues(ctx: RequestContext, id: string, raw: Record<string, unknown>): Promise<unknown[]> {
     const answer = await adapterCall(readHistory(ctx, id, historyOptions(raw)), { id });
     if (answer.error) {
-        throw new HttpError('BAD_GATEWAY', String(answer.error), { id });
+        throw new HttpError('BAD_GATEWAY', String(answer.error), { context: { id } });
     }
     return answer.result ?? [];
 }
@@ -99,7 +99,7 @@ export const addHistoryRoute = defineRoute({
         assertInWriteScope(ctx, id, { stateId: id });
         const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { stateId: id }));
         if (!common?.type) {
-            throw new HttpError('NOT_FOUND', 'State not found', { stateId: id });
+            throw new HttpError('NOT_FOUND', 'State not found', { context: { stateId: id } });
         }
         return adapterCall(storeState(ctx, id, historyState(input, convertText(input.val as string, common.type, id))), { id });
     },

@@ -24,7 +24,7 @@ function objectFromBody(req: RouteRequest, requireShape: boolean): ioBroker.Sett
     const id = req.params.objectId;
     const obj = req.body as Record<string, unknown>;
     if (requireShape && (typeof obj.type !== 'string' || !obj.common || typeof obj.common !== 'object' || Array.isArray(obj.common))) {
-        throw new HttpError('INVALID_PARAMS', 'An object needs a "type" string and a "common" object', { id });
+        throw new HttpError('INVALID_PARAMS', 'An object needs a "type" string and a "common" object', { context: { id } });
     }
     return obj as unknown as ioBroker.SettableObject;
 }
@@ -46,7 +46,7 @@ async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.Settab
 
 function found(obj: ioBroker.Object | null, objectId: string): ioBroker.Object {
     if (!obj) {
-        throw new HttpError('NOT_FOUND', 'object not found', { objectId });
+        throw new HttpError('NOT_FOUND', 'object not found', { context: { objectId } });
     }
     return obj;
 }
@@ -81,7 +81,7 @@ export const createObjectRoute = defineRoute({
         const id = req.params.objectId;
         const obj = objectFromBody(req, true);
         if (await readForWriting(ctx, id)) {
-            throw new HttpError('CONFLICT', 'Object already exists', { id });
+            throw new HttpError('CONFLICT', 'Object already exists', { context: { id } });
         }
         await writeObject(ctx, id, obj);
         return obj;
@@ -125,7 +125,7 @@ export const deleteObjectRoute = defineRoute({
     async handler({ params }, ctx) {
         const id = params.objectId;
         if (!(await readForWriting(ctx, id))) {
-            throw new HttpError('NOT_FOUND', 'object not found', { objectId: id });
+            throw new HttpError('NOT_FOUND', 'object not found', { context: { objectId: id } });
         }
         await adapterCall(ctx.storage.delForeignObjectAsync(id, ctx.callOptions), { objectId: id });
         return {};

@@ -84,7 +84,7 @@ async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> 
     }
     const answer = (reply ?? {}) as { error?: unknown; result?: unknown };
     if (answer.error) {
-        throw new HttpError('NOT_IMPLEMENTED', String(answer.error), { instance });
+        throw new HttpError('NOT_IMPLEMENTED', String(answer.error), { context: { instance } });
     }
     const content = answer.result !== undefined ? answer.result : reply;
     const type = String(request.responseContentType);

@@ -73,7 +73,7 @@ export const readState = defineRoute({
 async function readStates(params: Record<string, string>, query: Query, input: Record<string, unknown>, ctx: RequestContext): Promise<unknown> {
     const ids = splitIds(params.stateId);
     if (!ids.length) {
-        throw new HttpError('NOT_FOUND', 'ID not found', { id: params.stateId });
+        throw new HttpError('NOT_FOUND', 'ID not found', { context: { id: params.stateId } });
     }
     const timeoutMs = timeoutOf(input);
     if ('value' in query) {
@@ -138,7 +138,7 @@ export const toggleStateRoute = defineRoute({
 
 function plainReply(id: string, state: ioBroker.State | null, input: Record<string, unknown>): Reply {
     if (!state) {
-        throw new HttpError('NOT_FOUND', 'State not found', { id });
+        throw new HttpError('NOT_FOUND', 'State not found', { context: { id } });
     }
     const text = input.extraPlain === true ? String(state.val) : JSON.stringify(state.val) ?? 'null';
     // 4.0.2 clients got text/html; text/plain is what its docs promised and what is safe

@@ -48,15 +48,15 @@ async function subscribeOne(req: RouteRequest, ctx: RequestContext, kind: 'state
     const id = kind === 'state' ? req.params.stateId : req.params.objectId;
     const context = { [kind === 'state' ? 'stateId' : 'objectId']: id };
     if (isPattern(id)) {
-        throw new HttpError('NOT_FOUND', 'Use the pattern routes for patterns', context);
+        throw new HttpError('NOT_FOUND', 'Use the pattern routes for patterns', { context });
     }
     // with the caller's rights: js-controller's getForeignObject checks none
     const obj = await readObject(ctx, id, context);
     if (!obj) {
-        throw new HttpError('NOT_FOUND', 'object not found', { ...context, url: param(req, 'url') });
+        throw new HttpError('NOT_FOUND', 'object not found', { context: { ...context, url: param(req, 'url') } });
     }
     if (kind === 'state' && obj.type !== 'state') {
-        throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', { ...context, type: obj.type, url: param(req, 'url') });
+        throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', { context: { ...context, type: obj.type, url: param(req, 'url') } });
     }
     const state = kind === 'state' ? await readState(ctx, id) : null;
     const target = (await subscriptionTarget(req, ctx, true))!;
@@ -72,7 +72,7 @@ async function subscribePattern(req: RouteRequest, ctx: RequestContext, kind: 's
     const pattern = param(req, 'pattern');
     if (typeof pattern !== 'string' || !pattern) {
         const url = param(req, 'url') ? { url: 'http://ipaddress:9000/hook/' } : {};
-        throw new HttpError('INVALID_PARAMS', 'pattern not provided', { expectedBody: { ...url, pattern: PATTERN_EXAMPLE } });
+        throw new HttpError('INVALID_PARAMS', 'pattern not provided', { context: { expectedBody: { ...url, pattern: PATTERN_EXAMPLE } } });
     }
     // before the target: a hook is checked by calling its URL, which a refused pattern must not cause
     const safe = safePattern('pattern', pattern);

@@ -54,7 +54,7 @@ export async function subscriptionTarget(req: RouteRequest, ctx: RequestContext,
     }
     const url = param(req, 'url');
     if (typeof url !== 'string' || !url) {
-        throw new HttpError('INVALID_PARAMS', 'url not provided', { expectedBody: { url: HOOK_EXAMPLE, ...extraExample } });
+        throw new HttpError('INVALID_PARAMS', 'url not provided', { context: { expectedBody: { url: HOOK_EXAMPLE, ...extraExample } } });
     }
     if (!create) {
         const hook = ctx.app.hooks.get(ctx.owner, url);

@@ -31,7 +31,7 @@ const TokenInfoSchema = Type.Object({
 /** A token must not mint or revoke tokens: a leaked one could otherwise outlive its own revocation. */
 function assertPasswordLogin(ctx: RequestContext): void {
     if (ctx.acl.token) {
-        throw new HttpError('FORBIDDEN', 'permissionError', { reason: 'API tokens are managed with the user\'s login, not with a token' });
+        throw new HttpError('FORBIDDEN', 'permissionError', { context: { reason: 'API tokens are managed with the user\'s login, not with a token' } });
     }
 }
 
@@ -100,7 +100,7 @@ export const revokeTokenRoute = defineRoute({
         assertPasswordLogin(ctx);
         const revoked = await ctx.app.tokens.revoke(params.tokenId, isAdministrator(ctx.acl) ? undefined : ctx.user);
         if (!revoked) {
-            throw new HttpError('NOT_FOUND', 'API token not found', { tokenId: params.tokenId });
+            throw new HttpError('NOT_FOUND', 'API token not found', { context: { tokenId: params.tokenId } });
         }
         // its events stop at once anyway (each delivery checks the token); its hooks need not linger
         await ctx.app.hooks.dropOwner(ownerOf({ user: revoked.user, token: { id: params.tokenId, ref: revoked.ref } }));

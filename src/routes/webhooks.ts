@@ -91,7 +91,7 @@ export const deleteWebhookRoute = defineRoute({
         assertAdministrator(ctx);
         const purge = req.input.purge === true;
         if (!(await ctx.app.receivers.delete(req.params.name, purge))) {
-            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { name: req.params.name });
+            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { context: { name: req.params.name } });
         }
         return { name: req.params.name, purged: purge };
     },
@@ -123,7 +123,7 @@ export const receiveWebhookRoute = defineRoute({
         app.webhookGuard.assertAllowed(req.remoteAddress, guardKey);
         const receiver = await app.receivers.get(name);
         if (!receiver) {
-            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { name });
+            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { context: { name } });
         }
         if (!mayBeAuthentic(receiver.secret, req.headers, req.input.key as string | undefined)) {
             app.webhookGuard.failed(req.remoteAddress, guardKey);
@@ -139,7 +139,7 @@ export const receiveWebhookRoute = defineRoute({
         // read again: the receiver may have gone while the body came in
         const receiver = await app.receivers.get(name);
         if (!receiver) {
-            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { name });
+            throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { context: { name } });
         }
         const body = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
         if (!authentic(receiver.secret, body, req.headers, req.input.key as string | undefined)) {
