@@ -1,4 +1,5 @@
 import type { AppServices } from './app-services';
+import { warnOnFailure } from './warn-on-failure';
 
 /*
  * What the standalone process (src/main.ts) and the web extension (src/extension.ts) both do around
@@ -14,7 +15,7 @@ export async function startEvents(services: AppServices): Promise<void> {
     await services.storage.subscribeForeignObjectsAsync('system.user.*');
     if (services.config.apiTokens) {
         // users deleted while no instance ran: their tokens go before anyone could reuse the name
-        await services.tokens.sweep().catch(() => undefined);
+        await services.tokens.sweep().catch(warnOnFailure(services.storage.log, 'Deleting the API tokens of deleted users'));
     }
 }
 
@@ -25,7 +26,7 @@ export function forwardChange(services: AppServices, kind: 'state' | 'object', i
         services.credentials.invalidate();
         if (!value && id.startsWith('system.user.')) {
             // a deleted user's tokens go with it (every instance tries; a second delete finds nothing)
-            void services.tokens.revokeUser(id).catch(() => undefined);
+            void services.tokens.revokeUser(id).catch(warnOnFailure(services.storage.log, `Revoking the API tokens of ${id}`));
         }
     }
     services.feed.emit(kind, id, value);
@@ -33,7 +34,8 @@ export function forwardChange(services: AppServices, kind: 'state' | 'object', i
 
 /** Pending polls, hooks and event streams hear `{disconnect:true}`. */
 export async function closeEvents(services: AppServices): Promise<void> {
-    await services.polling.close().catch(() => undefined);
-    await services.hooks.close().catch(() => undefined);
-    await services.sse.close().catch(() => undefined);
+    const log = services.storage.log;
+    await services.polling.close().catch(warnOnFailure(log, 'Closing the polling sessions'));
+    await services.hooks.close().catch(warnOnFailure(log, 'Closing the URL hooks'));
+    await services.sse.close().catch(warnOnFailure(log, 'Closing the event streams'));
 }

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { warnOnFailure } from '../warn-on-failure';
 import type { Acl, AclCache } from '../access/rules';
 import { HttpError } from '../http-error';
 import type { CoherentCache } from '../lib/coherent-cache';
@@ -137,7 +138,7 @@ export class ApiTokens {
     async revokeUser(user: string): Promise<void> {
         for (const [ref, token] of await this.records(`${this.adapterName}.*`)) {
             if (token.user === user) {
-                await this.storage.delForeignObjectAsync(ref).catch(() => undefined);
+                await this.storage.delForeignObjectAsync(ref).catch(warnOnFailure(this.storage.log, `Deleting the API token ${ref}`));
             }
         }
     }
@@ -147,7 +148,7 @@ export class ApiTokens {
         const users = new Set(Object.keys((await this.storage.getForeignObjectsAsync('system.user.*', 'user')) ?? {}));
         for (const [ref, token] of await this.records(`${this.adapterName}.*`)) {
             if (!users.has(token.user)) {
-                await this.storage.delForeignObjectAsync(ref).catch(() => undefined);
+                await this.storage.delForeignObjectAsync(ref).catch(warnOnFailure(this.storage.log, `Deleting the API token ${ref}`));
             }
         }
     }
@@ -253,6 +254,6 @@ export class ApiTokens {
         if (this.lastWrites.size > 10_000) {
             this.lastWrites.delete(this.lastWrites.keys().next().value!);
         }
-        void this.storage.extendForeignObjectAsync(ref, { native: { lastUsed: now } }).catch(() => undefined);
+        void this.storage.extendForeignObjectAsync(ref, { native: { lastUsed: now } }).catch(warnOnFailure(this.storage.log, `Noting the last use of ${ref}`));
     }
 }
