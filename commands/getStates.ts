@@ -7,6 +7,7 @@ import { dictionary, ListedState } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'getStates',
+    aliases: ['getForeignStates'],
     summary: 'Read all states matching a pattern (or a list of ids), as a dictionary id → state',
     params: Type.Object({ pattern: statesPatternParam, ...pageParams('state') }),
     permission: { type: 'state', operation: 'list' },

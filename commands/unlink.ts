@@ -5,6 +5,7 @@ import { NoResults } from '../src/lib/schemas';
 
 export default defineCommand({
     name: 'unlink',
+    aliases: ['deleteFolder'],
     summary: 'Delete a file, or a folder with everything in it (a missing one is no error)',
     params: Type.Object({
         adapter: metaIdParam,

@@ -46,6 +46,8 @@ export interface Command<S extends TObject = TObject> {
      * patterns must then cover that whole tree, not only `id`.
      */
     recursive?(params: Static<S>): boolean;
+    /** Other names of the same command, kept for old clients; each is served and documented like a command of its own. */
+    aliases?: string[];
     /** Manages logins (users, groups, passwords, token lifetimes): no API token may call it, scoped or not. */
     account?: boolean;
     /** Hidden and answered with 404 when `noAdminCommands` is set. */

@@ -56,6 +56,11 @@ function check(file: string, command: unknown): Command {
     return cmd;
 }
 
+/** The command under each of its other names: the same handler, a summary that points to the main name. */
+function aliasesOf(cmd: Command): Command[] {
+    return (cmd.aliases ?? []).map(name => ({ ...cmd, name, summary: `Same as ${cmd.name} (kept for old clients)`, aliases: undefined }));
+}
+
 /** Loads every command file once at start and refuses to go on when one is malformed. */
 export function loadCommands(dir = COMMANDS_DIR): ReadonlyMap<string, Command> {
     const files = readdirSync(dir)
@@ -71,12 +76,14 @@ export function loadCommands(dir = COMMANDS_DIR): ReadonlyMap<string, Command> {
             throw new CommandFileError(file, `cannot be loaded: ${(err as Error).message}`);
         }
         const cmd = check(file, exported);
-        // URLs of 4.0.2 are matched case-insensitively, so names may not differ in case only
-        const clash = [...registry.keys()].find(name => name.toLowerCase() === cmd.name.toLowerCase());
-        if (clash) {
-            throw new CommandFileError(file, `duplicate command name "${cmd.name}" (already defined as "${clash}")`);
+        for (const each of [cmd, ...aliasesOf(cmd)]) {
+            // URLs of 4.0.2 are matched case-insensitively, so names may not differ in case only
+            const clash = [...registry.keys()].find(name => name.toLowerCase() === each.name.toLowerCase());
+            if (clash) {
+                throw new CommandFileError(file, `duplicate command name "${each.name}" (already defined as "${clash}")`);
+            }
+            registry.set(each.name, each);
         }
-        registry.set(cmd.name, cmd);
     }
     return registry;
 }

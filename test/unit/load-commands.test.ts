@@ -17,7 +17,14 @@ t.test('the commands folder loads and every command is complete', async t => {
     const files = readdirSync(COMMANDS_DIR)
         .filter(f => f.endsWith('.js') && !f.startsWith('_') && !f.endsWith('.d.js'))
         .map(f => f.slice(0, -3));
-    t.same([...registry.keys()].sort(), files.sort());
+    const aliases = files.flatMap(name => registry.get(name)?.aliases ?? []);
+    t.same([...registry.keys()].sort(), [...files, ...aliases].sort(), 'every file under its name, and its aliases');
+    t.ok(aliases.includes('getForeignStates') && aliases.includes('deleteFolder'), 'the 4.0.2 synonyms are aliases, not copies');
+    for (const alias of aliases) {
+        const main = [...registry.values()].find(cmd => cmd.aliases?.includes(alias))!;
+        t.equal(registry.get(alias)!.handler, main.handler, `${alias} runs ${main.name}'s handler`);
+        t.match(registry.get(alias)!.summary, `Same as ${main.name}`);
+    }
     t.ok(registry.size >= 60, `${registry.size} commands`);
     // a call of the command, not a mention: the catalogue test's name list does not count
     const testDir = join(__dirname, '..');
@@ -61,6 +68,8 @@ t.test('refuses to start on a malformed, misnamed or duplicate file', async t =>
     );
     t.throws(() => loadCommands(folderWith({ 'nores.js': valid('nores').replace('result: Type.Number(), ', '') })), /Invalid command file nores\.js: result must be a TypeBox schema/);
     t.throws(() => loadCommands(folderWith({ 'perm.js': valid('perm').replace('permission: null', "permission: { type: 'nope', operation: 'x' }") })), /permission/);
+    t.same([...loadCommands(folderWith({ 'main.js': valid('main').replace("name: 'main',", "name: 'main', aliases: ['other'],") })).keys()], ['main', 'other'], 'an alias is registered');
+    t.throws(() => loadCommands(folderWith({ 'main.js': valid('main').replace("name: 'main',", "name: 'main', aliases: ['zeta'],"), 'zeta.js': valid('zeta') })), /duplicate command name "zeta"/);
     t.same([...loadCommands(folderWith({ '_helper.js': 'throw new Error()', 'a.d.js': '' })).keys()], [], 'helpers are skipped');
 });
 
