@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import fastJson from 'fast-json-stringify';
 import { commandAnswerSchema } from '../src/openapi';
-import { dictionary, ListedState, StateEntrySchema } from '../src/lib/schemas';
+import { dictionary, ListedState, StateEntrySchema } from '../src/http/schemas';
 import getState from '../commands/getState';
 import type { BenchRuntime } from './fixture';
 import { VALUE_ID } from './http';

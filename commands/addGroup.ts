@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { HttpError } from '../src/http-error';
-import { assertValidName, groupId } from '../src/lib/users';
-import { ObjectSchema } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { HttpError } from '../src/http/http-error';
+import { assertValidName, groupId } from '../src/auth/users';
+import { ObjectSchema } from '../src/http/schemas';
 
 const ops = (names: string[]) => Type.Optional(Type.Object(Object.fromEntries(names.map(n => [n, Type.Optional(Type.Boolean())]))));
 const NONE = { read: false, write: false, delete: false, create: false, list: false };

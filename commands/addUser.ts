@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { HttpError } from '../src/http-error';
-import { assertValidName, userId } from '../src/lib/users';
-import { NoResults } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { HttpError } from '../src/http/http-error';
+import { assertValidName, userId } from '../src/auth/users';
+import { NoResults } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'addUser',

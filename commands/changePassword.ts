@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
+import { defineCommand } from '../src/command-runtime/command';
 import { isAllowed } from '../src/access/rules';
-import { HttpError } from '../src/http-error';
-import { existing, userId } from '../src/lib/users';
-import { NoResults } from '../src/lib/schemas';
+import { HttpError } from '../src/http/http-error';
+import { existing, userId } from '../src/auth/users';
+import { NoResults } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'changePassword',

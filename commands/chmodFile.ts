@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { HttpError } from '../src/http-error';
-import { fileMode, fileModeParam, metaIdParam, refuseUnsafeNames } from '../src/lib/files';
-import { opaque } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { HttpError } from '../src/http/http-error';
+import { fileMode, fileModeParam, metaIdParam, refuseUnsafeNames } from '../src/files/files';
+import { opaque } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'chmodFile',

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { anyJson, opaque } from '../src/lib/schemas';
-import { assertInstanceAlive, instanceName, sendToInstance } from '../src/lib/messaging';
+import { defineCommand } from '../src/command-runtime/command';
+import { anyJson, opaque } from '../src/http/schemas';
+import { assertInstanceAlive, instanceName, sendToInstance } from '../src/messaging/messaging';
 
 export default defineCommand({
     name: 'clientSubscribe',

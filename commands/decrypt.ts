@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { systemSecret } from '../src/lib/system-secret';
+import { defineCommand } from '../src/command-runtime/command';
+import { systemSecret } from '../src/auth/system-secret';
 
 export default defineCommand({
     name: 'decrypt',

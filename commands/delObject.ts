@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
+import { defineCommand } from '../src/command-runtime/command';
 import { assertSafePattern } from '../src/access/patterns';
-import { NoResults } from '../src/lib/schemas';
+import { NoResults } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'delObject',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { metaIdParam, refuseUnsafeNames } from '../src/lib/files';
+import { defineCommand } from '../src/command-runtime/command';
+import { metaIdParam, refuseUnsafeNames } from '../src/files/files';
 
 export default defineCommand({
     name: 'fileExists',

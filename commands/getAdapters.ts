@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { systemObjects } from '../src/lib/adapter-objects';
-import { ObjectSchema } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { systemObjects } from '../src/objects/adapter-objects';
+import { ObjectSchema } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getAdapters',

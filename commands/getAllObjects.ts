@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
+import { defineCommand } from '../src/command-runtime/command';
 import type { RequestContext } from '../src/request-context';
-import { commandPage, pageParams } from '../src/lib/listing-pages';
+import { commandPage, pageParams } from '../src/objects/listing-pages';
 import { visibleObjects } from '../src/access/read-checks';
-import { dictionary, ListedObject } from '../src/lib/schemas';
+import { dictionary, ListedObject } from '../src/http/schemas';
 
 /** Every object from `first` to `last` (all when not given), as js-controller's object list has them. */
 async function objectList(ctx: RequestContext, first?: string, last?: string): Promise<Record<string, ioBroker.Object>> {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { binaryStatesRemoved } from '../src/lib/binary-states';
+import { defineCommand } from '../src/command-runtime/command';
+import { binaryStatesRemoved } from '../src/states/binary-states';
 
 export default defineCommand({
     name: 'getBinaryState',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
+import { defineCommand } from '../src/command-runtime/command';
 import { visibleRows } from '../src/access/read-checks';
-import { FreeObject } from '../src/lib/schemas';
+import { FreeObject } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getCompactHosts',

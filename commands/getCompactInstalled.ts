@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { sendToHost } from '../src/lib/messaging';
-import { dictionary, FreeObject } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { sendToHost } from '../src/messaging/messaging';
+import { dictionary, FreeObject } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getCompactInstalled',

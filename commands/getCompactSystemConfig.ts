@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
+import { defineCommand } from '../src/command-runtime/command';
 import { isAdministrator } from '../src/access/rules';
-import { ObjectSchema } from '../src/lib/schemas';
+import { ObjectSchema } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getCompactSystemConfig',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { ObjectSchema } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { ObjectSchema } from '../src/http/schemas';
 
 type Repos = { repositories?: Record<string, { json?: { _repoInfo?: unknown } | null }> };
 

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { safePattern } from '../src/access/patterns';
-import { defineCommand } from '../src/command';
-import { commandPage, pageParams } from '../src/lib/listing-pages';
-import { objectSource } from '../src/lib/listing-sources';
-import { dictionary, ListedObject } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { commandPage, pageParams } from '../src/objects/listing-pages';
+import { objectSource } from '../src/objects/listing-sources';
+import { dictionary, ListedObject } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getForeignObjects',

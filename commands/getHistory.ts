@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { HttpError } from '../src/http-error';
-import { readHistory } from '../src/lib/history';
-import { FreeObject, tuple } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { HttpError } from '../src/http/http-error';
+import { readHistory } from '../src/messaging/history';
+import { FreeObject, tuple } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getHistory',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
+import { defineCommand } from '../src/command-runtime/command';
 import { visibleRows } from '../src/access/read-checks';
-import { ObjectSchema } from '../src/lib/schemas';
+import { ObjectSchema } from '../src/http/schemas';
 
 type HostNative = { hardware?: { networkInterfaces?: Record<string, Array<{ address?: string }>> } };
 

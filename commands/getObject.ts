@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { readObject } from '../src/lib/cached-reads';
-import { ObjectSchema } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { readObject } from '../src/storage/cache/cached-reads';
+import { ObjectSchema } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getObject',

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
+import { defineCommand } from '../src/command-runtime/command';
 import { visibleRows } from '../src/access/read-checks';
 
 export default defineCommand({

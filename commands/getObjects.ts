@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { safePattern } from '../src/access/patterns';
-import { defineCommand } from '../src/command';
-import { HttpError } from '../src/http-error';
-import { commandPage, pageParams } from '../src/lib/listing-pages';
-import { objectSource } from '../src/lib/listing-sources';
+import { defineCommand } from '../src/command-runtime/command';
+import { HttpError } from '../src/http/http-error';
+import { commandPage, pageParams } from '../src/objects/listing-pages';
+import { objectSource } from '../src/objects/listing-sources';
 import { visibleObjects } from '../src/access/read-checks';
-import { dictionary, idList, ListedObject, MAX_LIST_IDS } from '../src/lib/schemas';
+import { dictionary, idList, ListedObject, MAX_LIST_IDS } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getObjects',

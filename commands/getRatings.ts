@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { FreeObject } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { FreeObject } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getRatings',

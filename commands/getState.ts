@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { peekState, readState } from '../src/lib/cached-reads';
-import { StateSchema } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { peekState, readState } from '../src/storage/cache/cached-reads';
+import { StateSchema } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getState',

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { commandPage, pageParams } from '../src/lib/listing-pages';
-import { stateSource } from '../src/lib/listing-sources';
-import { readStatesByPattern, statesPatternParam } from '../src/lib/state-commands';
-import { dictionary, ListedState } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { commandPage, pageParams } from '../src/objects/listing-pages';
+import { stateSource } from '../src/objects/listing-sources';
+import { readStatesByPattern, statesPatternParam } from '../src/states/state-commands';
+import { dictionary, ListedState } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getStates',

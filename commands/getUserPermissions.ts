@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
+import { defineCommand } from '../src/command-runtime/command';
 
 export default defineCommand({
     name: 'getUserPermissions',

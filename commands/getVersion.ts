@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { tuple } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { tuple } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getVersion',

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { BinaryBody, defineCommand } from '../src/command';
-import { safeHttpGet } from '../src/lib/safe-http-get';
-import { httpGetPolicy } from '../src/lib/target-guard';
-import { FreeObject, tuple } from '../src/lib/schemas';
+import { BinaryBody, defineCommand } from '../src/command-runtime/command';
+import { safeHttpGet } from '../src/messaging/safe-http-get';
+import { httpGetPolicy } from '../src/messaging/target-guard';
+import { FreeObject, tuple } from '../src/http/schemas';
 
 const TIMEOUT_MS = 15_000;
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { dictionary } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { dictionary } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'listPermissions',

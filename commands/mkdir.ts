@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { metaIdParam, refuseUnsafeNames } from '../src/lib/files';
-import { NoResults } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { metaIdParam, refuseUnsafeNames } from '../src/files/files';
+import { NoResults } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'mkdir',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { refuseUnsafeNames } from '../src/lib/files';
+import { defineCommand } from '../src/command-runtime/command';
+import { refuseUnsafeNames } from '../src/files/files';
 import { visibleMetaEntries } from '../src/access/read-checks';
 
 export default defineCommand({

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody } from '../src/lib/files';
-import { FreeObject, tuple } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody } from '../src/files/files';
+import { FreeObject, tuple } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'readFile',

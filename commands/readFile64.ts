@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody, type StoredFile } from '../src/lib/files';
-import { tuple } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody, type StoredFile } from '../src/files/files';
+import { tuple } from '../src/http/schemas';
 
 const URI_ENCODED_TYPES = new Set(['application/json', 'application/json5']);
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { listLogFiles } from '../src/lib/log-files';
+import { defineCommand } from '../src/command-runtime/command';
+import { listLogFiles } from '../src/files/log-files';
 
 export default defineCommand({
     name: 'readLogs',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { anyJson, opaque } from '../src/lib/schemas';
-import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../src/lib/messaging';
+import { defineCommand } from '../src/command-runtime/command';
+import { anyJson, opaque } from '../src/http/schemas';
+import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../src/messaging/messaging';
 
 export default defineCommand({
     name: 'sendTo',

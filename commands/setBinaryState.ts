@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { binaryStatesRemoved } from '../src/lib/binary-states';
-import { NoResults } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { binaryStatesRemoved } from '../src/states/binary-states';
+import { NoResults } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'setBinaryState',

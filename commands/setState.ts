@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { convertBodyValue } from '../src/lib/state-value';
-import { stateCommon, writeState } from '../src/lib/states';
+import { defineCommand } from '../src/command-runtime/command';
+import { convertBodyValue } from '../src/states/state-value';
+import { stateCommon, writeState } from '../src/states/states';
 
 export default defineCommand({
     name: 'setState',

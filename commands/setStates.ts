@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { bulkEntries, MAX_BULK_IDS, writeStates } from '../src/lib/bulk-states';
-import { anyJson, dictionary } from '../src/lib/schemas';
-import { Reply } from '../src/send';
+import { defineCommand } from '../src/command-runtime/command';
+import { bulkEntries, MAX_BULK_IDS, writeStates } from '../src/states/bulk-states';
+import { anyJson, dictionary } from '../src/http/schemas';
+import { Reply } from '../src/http/send';
 
 export default defineCommand({
     name: 'setStates',

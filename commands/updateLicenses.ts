@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineCommand } from '../src/command';
-import { HttpError } from '../src/http-error';
-import { sendToHost } from '../src/lib/messaging';
-import { opaque } from '../src/lib/schemas';
+import { defineCommand } from '../src/command-runtime/command';
+import { HttpError } from '../src/http/http-error';
+import { sendToHost } from '../src/messaging/messaging';
+import { opaque } from '../src/http/schemas';
 
 const TIMEOUT_MS = 7000;
 

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { isAdministrator } from '../src/access/rules';
 import { accessSession } from '../src/auth/tokens';
-import { defineCommand } from '../src/command';
-import { HttpError } from '../src/http-error';
-import { setSession } from '../src/lib/sessions';
+import { defineCommand } from '../src/command-runtime/command';
+import { HttpError } from '../src/http/http-error';
+import { setSession } from '../src/auth/sessions';
 
 export default defineCommand({
     name: 'updateTokenExpiration',

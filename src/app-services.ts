@@ -1,4 +1,4 @@
-import type { Command } from './command';
+import type { Command } from './command-runtime/command';
 import type { ErrorReporter } from './error-reports';
 import type { HandlerServices } from './handler-services';
 import type { StoragePort } from './storage/port';

@@ -2,19 +2,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAllowed } from './access/rules';
 import { authenticate, clientAddress } from './auth/authenticate';
 import type { AppServices } from './app-services';
-import { createBrowserGuard, isBrowserRequest } from './browser-guard';
-import { applyCors } from './cors';
-import { HttpError, toErrorBody } from './http-error';
-import { parseQuery, type Query } from './query';
-import { bodyUnread, readFormBody, readJsonBody, readRawBody } from './read-body';
-import { readUpload } from './read-multipart';
+import { createBrowserGuard, isBrowserRequest } from './http/browser-guard';
+import { applyCors } from './http/cors';
+import { HttpError, toErrorBody } from './http/http-error';
+import { parseQuery, type Query } from './http/query';
+import { bodyUnread, readFormBody, readJsonBody, readRawBody } from './http/read-body';
+import { readUpload } from './http/read-multipart';
 import { createContext, type RequestContext } from './request-context';
-import type { Route, RouteRequest } from './route';
-import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './router';
+import type { Route, RouteRequest } from './http/route';
+import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './http/router';
 import { commandErrorExtra, commandReply } from './routes/command';
-import { routeBody, routeInput, routeParams } from './route-input';
+import { routeBody, routeInput, routeParams } from './http/route-input';
 import type { ErrorPlace } from './error-reports';
-import { Reply, send, sendError } from './send';
+import { Reply, send, sendError } from './http/send';
 
 export interface App {
     /** The request listener, for a standalone server or mounted inside the web adapter. */

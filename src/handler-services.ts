@@ -4,11 +4,11 @@ import type { Config } from './config';
 import type { HookRegistry } from './events/hook-registry';
 import type { PollingRegistry } from './events/polling';
 import type { SseRegistry } from './events/sse';
-import type { ChangeFeed } from './lib/change-feed';
-import type { CoherentCache } from './lib/coherent-cache';
-import type { ListingCache } from './lib/listing-cache';
-import type { ListingWalks } from './lib/listing-walks';
-import type { NameIndex } from './lib/name-index';
+import type { ChangeFeed } from './events/change-feed';
+import type { CoherentCache } from './storage/cache/coherent-cache';
+import type { ListingCache } from './storage/cache/listing-cache';
+import type { ListingWalks } from './objects/listing-walks';
+import type { NameIndex } from './storage/cache/name-index';
 import type { Metrics } from './metrics/metrics';
 import type { ApiTokens } from './auth/api-tokens';
 import type { BruteForceGuard } from './auth/brute-force';
@@ -26,7 +26,7 @@ export interface HandlerServices {
     /** Each user's rights, from the group objects. */
     acls: AclCache;
     feed: ChangeFeed;
-    /** Repeated reads from memory, kept coherent by change notifications (src/lib/coherent-cache.ts). */
+    /** Repeated reads from memory, kept coherent by change notifications (src/storage/cache/coherent-cache.ts). */
     stateCache: CoherentCache<ioBroker.State>;
     objectCache: CoherentCache<ioBroker.Object>;
     /** State listings of `prefix*` patterns for the admin. */

@@ -4,11 +4,11 @@ import * as utils from '@iobroker/adapter-core';
 import { createApp } from './app';
 import type { AppServices } from './app-services';
 import { normalizeConfig, type Config } from './config';
-import { close, createServer, listen, type Certificates } from './server';
+import { close, createServer, listen, type Certificates } from './http/server';
 import { closeEvents, forwardChange, startEvents } from './lifecycle';
 import { sentryReporter } from './error-reports';
 import { createServices } from './services';
-import { PACKAGE_ROOT } from './static-files';
+import { PACKAGE_ROOT } from './http/static-files';
 import { StorageLink } from './storage/link-state';
 
 class RestApi extends utils.Adapter {

@@ -1,9 +1,9 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import type { Command } from './command';
-import { ErrorSchema } from './lib/schemas';
-import type { Route, RouteResponse } from './route';
-import { EXTENSION_PREFIX } from './router';
-import { pathSchema, wildcardName } from './route-input';
+import type { Command } from './command-runtime/command';
+import { ErrorSchema } from './http/schemas';
+import type { Route, RouteResponse } from './http/route';
+import { EXTENSION_PREFIX } from './http/router';
+import { pathSchema, wildcardName } from './http/route-input';
 
 type Json = Record<string, unknown>;
 
@@ -34,13 +34,13 @@ function errorResponse(status: number): Json {
 
 /** The error statuses an operation can answer: from what it declares, plus what every request of its kind can meet. */
 function errorStatuses(kind: { permission: unknown; public?: boolean; params: boolean; body: boolean; auth: boolean; extra?: number[] }): number[] {
-    // any request whose headers are too large or that does not arrive in time (src/server.ts answers both as JSON)
+    // any request whose headers are too large or that does not arrive in time (src/http/server.ts answers both as JSON)
     const statuses = new Set([...(kind.extra ?? []), 408, 431]);
     if (kind.auth && !kind.public) {
         statuses.add(401).add(429);
     }
     // with auth on, an API token's scope may refuse any route or command (src/auth/scope.ts);
-    // with it off, the browser rules any request (src/browser-guard.ts)
+    // with it off, the browser rules any request (src/http/browser-guard.ts)
     if (kind.permission || !kind.auth || !kind.public) {
         statuses.add(403);
     }

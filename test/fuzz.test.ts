@@ -12,10 +12,10 @@
  */
 import t, { type Test } from 'tap';
 import { tmpdir } from 'node:os';
-import { loadCommands } from '../src/load-commands';
+import { loadCommands } from '../src/command-runtime/load-commands';
 import { normalizeConfig } from '../src/config';
-import type { Command } from '../src/command';
-import type { Route } from '../src/route';
+import type { Command } from '../src/command-runtime/command';
+import type { Route } from '../src/http/route';
 import { restRoutes } from '../src/routes';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { fakeInstance } from './support/fake-instance';

@@ -1,5 +1,5 @@
 import { seesAll, type Acl, type Guarded } from './rules';
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 import type { HandlerServices } from '../handler-services';
 import type { StoragePort } from '../storage/port';
 import { groupRights, holdsAll, isAdministratorAcl, isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from './write-policy';

@@ -1,4 +1,4 @@
-import { paramsError } from '../parse-params';
+import { paramsError } from '../command-runtime/parse-params';
 
 /*
  * Every ioBroker id pattern passes here before it is matched, ours or js-controller's. js-controller

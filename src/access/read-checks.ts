@@ -1,8 +1,8 @@
 import { inScope, inScopeTree, seesAll, mayReadObject, mayReadState, mayWriteState, type Guarded } from './rules';
 import { narrowObject } from '../auth/scope';
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 import type { RequestContext } from '../request-context';
-import { adapterCall } from '../lib/adapter-errors';
+import { adapterCall } from '../storage/adapter-errors';
 
 /*
  * The one per-id read check of every path that answers or delivers more than one id. js-controller's

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { warnOnFailure } from '../warn-on-failure';
 import type { Acl, AclCache } from '../access/rules';
-import { HttpError } from '../http-error';
-import type { CoherentCache } from '../lib/coherent-cache';
-import { secretOf } from '../lib/system-secret';
+import { HttpError } from '../http/http-error';
+import type { CoherentCache } from '../storage/cache/coherent-cache';
+import { secretOf } from './system-secret';
 import type { StoragePort } from '../storage/port';
 import type { BruteForceGuard } from './brute-force';
 import { compileScope, type CompiledScope, type TokenScope } from './scope';

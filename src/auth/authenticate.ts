@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Acl } from '../access/rules';
 import type { AppServices } from '../app-services';
-import { HttpError } from '../http-error';
-import type { Query } from '../query';
+import { HttpError } from '../http/http-error';
+import type { Query } from '../http/query';
 import { isApiToken } from './api-tokens';
 import { accessTokenUser } from './tokens';
 

@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 
 const MINUTE = 60_000;
 const MAX_ENTRIES = 10_000;

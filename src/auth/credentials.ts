@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 import { userKey, type BruteForceGuard } from './brute-force';
 import type { StoragePort } from '../storage/port';
 

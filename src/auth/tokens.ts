@@ -1,8 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HttpError } from '../http-error';
-import type { CoherentCache } from '../lib/coherent-cache';
-import { destroySession, getSession, setSession, type LoginSession } from '../lib/sessions';
+import { HttpError } from '../http/http-error';
+import type { CoherentCache } from '../storage/cache/coherent-cache';
+import { destroySession, getSession, setSession, type LoginSession } from './sessions';
 import type { StoragePort } from '../storage/port';
 
 export const REFRESH_TTL_SECONDS = 30 * 24 * 3600;

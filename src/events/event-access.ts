@@ -1,6 +1,6 @@
 import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../access/rules';
 import { narrowObject } from '../auth/scope';
-import type { ChangeFeed, ChangeKind, ChangeListener } from '../lib/change-feed';
+import type { ChangeFeed, ChangeKind, ChangeListener } from './change-feed';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
 export interface EventSource {

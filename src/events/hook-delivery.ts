@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { assertTargetAllowed, guardedLookup, type TargetPolicy } from '../lib/target-guard';
+import { assertTargetAllowed, guardedLookup, type TargetPolicy } from '../messaging/target-guard';
 
 export type HookMethod = 'POST' | 'PUT' | 'PATCH' | 'GET';
 

@@ -1,4 +1,4 @@
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 import type { SourceFor } from './event-access';
 import { UserLimits, type LimitCounts } from './user-limits';
 import type { HookMethod } from './hook-delivery';

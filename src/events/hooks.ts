@@ -1,9 +1,9 @@
-import type { ChangeKind } from '../lib/change-feed';
+import type { ChangeKind } from './change-feed';
 import { BoundedQueue } from './bounded-queue';
 import { EventStats } from './event-stats';
 import { payloadText } from './event-text';
 import type { EventSource } from './event-access';
-import type { TargetPolicy } from '../lib/target-guard';
+import type { TargetPolicy } from '../messaging/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
 import { SubscriptionSet, type EventBody, type Filter, type Sink } from './hub';
 

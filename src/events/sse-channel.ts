@@ -2,7 +2,7 @@ import { BoundedQueue } from './bounded-queue';
 import { EventStats } from './event-stats';
 import type { EventSource } from './event-access';
 import { eventText } from './event-text';
-import type { StreamWriter } from '../send';
+import type { StreamWriter } from '../http/send';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 
 export const OVERFLOW_FRAME = 'event: overflow\ndata: {"overflow":true}\n\n';

@@ -1,6 +1,6 @@
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 import type { SourceFor } from './event-access';
-import type { StreamWriter } from '../send';
+import type { StreamWriter } from '../http/send';
 import { DISCONNECT_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
 import { UserLimits } from './user-limits';
 import { EventStats } from './event-stats';

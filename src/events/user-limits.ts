@@ -1,5 +1,5 @@
 import { userOf } from '../auth/owner';
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 
 export interface LimitCounts {
     perUser: number;

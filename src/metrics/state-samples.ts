@@ -1,5 +1,5 @@
-import { HttpError } from '../http-error';
-import { stateSource } from '../lib/listing-sources';
+import { HttpError } from '../http/http-error';
+import { stateSource } from '../objects/listing-sources';
 import { assertSafePattern } from '../access/patterns';
 import type { RequestContext } from '../request-context';
 import type { StateSample } from './metrics';

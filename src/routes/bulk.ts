@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { assertBulkSize, bulkEntries, MAX_BULK_IDS, readStatesById, stateFields, writeStates } from '../lib/bulk-states';
-import { STATE_FIELDS } from '../lib/listing-pages';
-import { defineRoute } from '../route';
-import { Reply } from '../send';
+import { assertBulkSize, bulkEntries, MAX_BULK_IDS, readStatesById, stateFields, writeStates } from '../states/bulk-states';
+import { STATE_FIELDS } from '../objects/listing-pages';
+import { defineRoute } from '../http/route';
+import { Reply } from '../http/send';
 
 const perId = Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }), {
     description: 'Per id: the written {val, ack} or the state, or {error, status} for an id that failed',

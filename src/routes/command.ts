@@ -1,12 +1,12 @@
-import type { Command } from '../command';
-import { BinaryBody } from '../command';
-import { Page } from '../lib/listing-pages';
-import { HttpError } from '../http-error';
-import type { RawParams } from '../parse-params';
-import type { Query } from '../query';
+import type { Command } from '../command-runtime/command';
+import { BinaryBody } from '../command-runtime/command';
+import { Page } from '../objects/listing-pages';
+import { HttpError } from '../http/http-error';
+import type { RawParams } from '../command-runtime/parse-params';
+import type { Query } from '../http/query';
 import type { RequestContext } from '../request-context';
-import { runCommand } from '../run-command';
-import { Reply } from '../send';
+import { runCommand } from '../command-runtime/run-command';
+import { Reply } from '../http/send';
 
 function mergeParams(query: Query, body: unknown): RawParams {
     if (body === undefined) {

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { adapterCall } from '../lib/adapter-errors';
-import { refuseUnsafeNames } from '../lib/files';
+import { adapterCall } from '../storage/adapter-errors';
+import { refuseUnsafeNames } from '../files/files';
 import type { RequestContext } from '../request-context';
-import { defineRoute, type RouteRequest } from '../route';
-import { FreeObject, json } from '../lib/schemas';
+import { defineRoute, type RouteRequest } from '../http/route';
+import { FreeObject, json } from '../http/schemas';
 
 const LIST = { type: 'file', operation: 'list' } as const;
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config';
-import { defineRoute, type Route } from '../route';
-import { Reply } from '../send';
-import { DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../static-files';
+import { defineRoute, type Route } from '../http/route';
+import { Reply } from '../http/send';
+import { DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../http/static-files';
 
 const docsPage = staticFolder(DOCS_PAGE_DIR);
 const swaggerUi = staticFolder(SWAGGER_UI_DIR);

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { adapterCall } from '../lib/adapter-errors';
+import { adapterCall } from '../storage/adapter-errors';
 import { visibleEnums, visibleRows, withVisibleMembers } from '../access/read-checks';
-import { defineRoute } from '../route';
-import { dictionary, FreeObject, json, ObjectSchema } from '../lib/schemas';
+import { defineRoute } from '../http/route';
+import { dictionary, FreeObject, json, ObjectSchema } from '../http/schemas';
 
 const READ = { type: 'object', operation: 'read' } as const;
 

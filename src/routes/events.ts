@@ -2,11 +2,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { safePattern } from '../access/patterns';
 import { Type } from '@sinclair/typebox';
 import { isAllowed } from '../access/rules';
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 import { MAX_PATTERNS, tooManyPatterns } from '../events/hub';
 import { EVENT_BODY } from '../events/schemas';
-import { defineRoute } from '../route';
-import { Reply } from '../send';
+import { defineRoute } from '../http/route';
+import { Reply } from '../http/send';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../http-error';
-import { adapterCall } from '../lib/adapter-errors';
-import { readStoredFile, refuseUnsafeNames, unlinkRecursive } from '../lib/files';
-import { defineRoute, type RouteRequest } from '../route';
-import { Reply } from '../send';
-import { json } from '../lib/schemas';
+import { HttpError } from '../http/http-error';
+import { adapterCall } from '../storage/adapter-errors';
+import { readStoredFile, refuseUnsafeNames, unlinkRecursive } from '../files/files';
+import { defineRoute, type RouteRequest } from '../http/route';
+import { Reply } from '../http/send';
+import { json } from '../http/schemas';
 
 const PATH = '/v1/file/:objectId/*';
 

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../http-error';
-import { adapterCall } from '../lib/adapter-errors';
-import { AGGREGATES, historyOptions, historyState, readHistory, storeState } from '../lib/history';
-import { convertBodyValue, convertText } from '../lib/state-value';
-import { stateCommon } from '../lib/states';
-import { paramsError } from '../parse-params';
+import { HttpError } from '../http/http-error';
+import { adapterCall } from '../storage/adapter-errors';
+import { AGGREGATES, historyOptions, historyState, readHistory, storeState } from '../messaging/history';
+import { convertBodyValue, convertText } from '../states/state-value';
+import { stateCommon } from '../states/states';
+import { paramsError } from '../command-runtime/parse-params';
 import { assertInWriteScope } from '../access/read-checks';
 import type { RequestContext } from '../request-context';
-import { defineRoute } from '../route';
-import { json, opaque, FreeObject } from '../lib/schemas';
+import { defineRoute } from '../http/route';
+import { json, opaque, FreeObject } from '../http/schemas';
 
 /** What a history instance answers for getHistory: values, each {val, ts, ack, …}. */
 const HISTORY_VALUES = Type.Array(FreeObject);

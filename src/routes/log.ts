@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../http-error';
-import { refuseUnsafeNames } from '../lib/files';
-import { listLogFiles, readHostLogFile, readLocalLogFile } from '../lib/log-files';
-import { logFileReply } from '../lib/log-page';
+import { HttpError } from '../http/http-error';
+import { refuseUnsafeNames } from '../files/files';
+import { listLogFiles, readHostLogFile, readLocalLogFile } from '../files/log-files';
+import { logFileReply } from '../files/log-page';
 import type { RequestContext } from '../request-context';
-import { defineRoute } from '../route';
-import { json } from '../lib/schemas';
+import { defineRoute } from '../http/route';
+import { json } from '../http/schemas';
 
 // log files can hold anything an adapter logged, so they need what the readLogs command needs
 const EXECUTE = { type: 'other', operation: 'execute' } as const;

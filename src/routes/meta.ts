@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../route';
-import { Reply } from '../send';
-import { DOCS_PAGE_DIR, staticFolder } from '../static-files';
+import { defineRoute } from '../http/route';
+import { Reply } from '../http/send';
+import { DOCS_PAGE_DIR, staticFolder } from '../http/static-files';
 
 const icons = staticFolder(DOCS_PAGE_DIR);
 

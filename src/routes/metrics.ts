@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../config';
 import { stateSamples } from '../metrics/state-samples';
-import { defineRoute, type Route } from '../route';
-import { Reply } from '../send';
+import { defineRoute, type Route } from '../http/route';
+import { Reply } from '../http/send';
 
 /** `GET /metrics`: Prometheus text exposition; public only when `metricsPublic` says so. */
 export function metricsRoute(config: Config): Route {

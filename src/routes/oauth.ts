@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { credentialsOf } from '../auth/authenticate';
 import { issueTokens, refreshTokens, revokeToken, REFRESH_TTL_SECONDS, type TokenAnswer, type TokenServices } from '../auth/tokens';
-import { HttpError } from '../http-error';
-import { json } from '../lib/schemas';
-import { defineRoute, type Route, type RouteRequest } from '../route';
+import { HttpError } from '../http/http-error';
+import { json } from '../http/schemas';
+import { defineRoute, type Route, type RouteRequest } from '../http/route';
 import type { RequestContext } from '../request-context';
-import { Reply } from '../send';
+import { Reply } from '../http/send';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 /** Token requests are a few fields: nobody gets to make an unauthenticated route buffer more. */

@@ -1,15 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { safePattern } from '../access/patterns';
-import { HttpError } from '../http-error';
-import { adapterCall } from '../lib/adapter-errors';
-import { peekObject as peekCachedObject, readObject as readCachedObject } from '../lib/cached-reads';
-import { mergeObject } from '../lib/object-merge';
-import { listingParams, listingReply, pageParams } from '../lib/listing-pages';
-import { objectSource } from '../lib/listing-sources';
+import { HttpError } from '../http/http-error';
+import { adapterCall } from '../storage/adapter-errors';
+import { peekObject as peekCachedObject, readObject as readCachedObject } from '../storage/cache/cached-reads';
+import { mergeObject } from '../objects/object-merge';
+import { listingParams, listingReply, pageParams } from '../objects/listing-pages';
+import { objectSource } from '../objects/listing-sources';
 import { assertInWriteScope, withVisibleMembers } from '../access/read-checks';
 import { writingContext, type RequestContext } from '../request-context';
-import { defineRoute, type RouteRequest } from '../route';
-import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../lib/schemas';
+import { defineRoute, type RouteRequest } from '../http/route';
+import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../http/schemas';
 
 const READ = { type: 'object', operation: 'read' } as const;
 const WRITE = { type: 'object', operation: 'write' } as const;

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { answerText, DEFAULT_POLL_TIMEOUT_MS } from '../events/polling';
 import { EVENT_BODY } from '../events/schemas';
-import { defineRoute } from '../route';
-import { Reply } from '../send';
+import { defineRoute } from '../http/route';
+import { Reply } from '../http/send';
 import { sidOf } from './subscription-target';
 
 /** 4.0.2's long-polling protocol: connect answers `_`, a poll one event as JSON text or an empty body. */

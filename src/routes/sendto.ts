@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { inertHeaders } from '../active-content';
-import { HttpError } from '../http-error';
-import { adapterCall } from '../lib/adapter-errors';
-import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../lib/messaging';
-import { paramsError } from '../parse-params';
-import { isTrueFlag } from '../query';
-import { MAX_JSON_DEPTH, tooDeep } from '../read-body';
-import { defineRoute, type RouteRequest } from '../route';
+import { inertHeaders } from '../http/active-content';
+import { HttpError } from '../http/http-error';
+import { adapterCall } from '../storage/adapter-errors';
+import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../messaging/messaging';
+import { paramsError } from '../command-runtime/parse-params';
+import { isTrueFlag } from '../http/query';
+import { MAX_JSON_DEPTH, tooDeep } from '../http/read-body';
+import { defineRoute, type RouteRequest } from '../http/route';
 import type { RequestContext } from '../request-context';
-import { Reply } from '../send';
+import { Reply } from '../http/send';
 
 const SENDTO = { type: 'other', operation: 'sendto' } as const;
 

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { isPattern, safePattern } from '../access/patterns';
-import { readObject, readState } from '../lib/cached-reads';
-import { HttpError } from '../http-error';
+import { readObject, readState } from '../storage/cache/cached-reads';
+import { HttpError } from '../http/http-error';
 import type { RequestContext } from '../request-context';
 import { EVENT_BODY } from '../events/schemas';
-import { defineRoute, type Method, type Route, type RouteRequest } from '../route';
+import { defineRoute, type Method, type Route, type RouteRequest } from '../http/route';
 import { filterOf, param, subscriptionTarget } from './subscription-target';
 
 const READ_STATE = { type: 'state', operation: 'read' } as const;

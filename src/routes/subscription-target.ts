@@ -1,10 +1,10 @@
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 import type { HookMethod } from '../events/hook-delivery';
 import type { Hook } from '../events/hooks';
 import type { Filter, SubscriptionSet } from '../events/hub';
 import type { PollingSession } from '../events/polling';
 import type { RequestContext } from '../request-context';
-import type { RouteRequest } from '../route';
+import type { RouteRequest } from '../http/route';
 
 const HOOK_EXAMPLE = 'http://ipaddress:9000/hook/';
 const METHODS = new Set(['POST', 'PUT', 'PATCH', 'GET']);

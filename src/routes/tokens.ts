@@ -4,12 +4,12 @@ import type { NewToken } from '../auth/api-tokens';
 import { ownerOf } from '../auth/owner';
 import { safePattern } from '../access/patterns';
 import { ScopeSchema, unknownCommands } from '../auth/scope';
-import { HttpError } from '../http-error';
-import { paramsError } from '../parse-params';
+import { HttpError } from '../http/http-error';
+import { paramsError } from '../command-runtime/parse-params';
 import type { RequestContext } from '../request-context';
-import { defineRoute } from '../route';
-import { json } from '../lib/schemas';
-import { Reply } from '../send';
+import { defineRoute } from '../http/route';
+import { json } from '../http/schemas';
+import { Reply } from '../http/send';
 
 /** The longest lifetime one may ask for: ten years. */
 const MAX_DAYS = 3650;

@@ -1,4 +1,4 @@
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 
 /** Per receiver and request: more leaves answer 413, deeper nesting 422; nothing is written then. */
 export const MAX_LEAVES = 500;

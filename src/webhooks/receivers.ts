@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpError } from '../http-error';
+import { HttpError } from '../http/http-error';
 import type { StoragePort } from '../storage/port';
 import { leaves, stateType, type Leaf } from './payload';
 

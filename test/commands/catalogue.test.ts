@@ -4,7 +4,7 @@
  * In this process: two apps (admin by default, a user without rights by default) on one adapter.
  */
 import t from 'tap';
-import { loadCommands } from '../../src/load-commands';
+import { loadCommands } from '../../src/command-runtime/load-commands';
 import { createUser } from '../support/iobroker';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadCommands } from '../../src/load-commands';
+import { loadCommands } from '../../src/command-runtime/load-commands';
 import { startIobroker, type IobFixture } from '../support/iobroker';
 
 let iob: IobFixture;

@@ -1,5 +1,5 @@
 /*
- * The read caches (src/lib/coherent-cache.ts) against real storage: values written by other clients
+ * The read caches (src/storage/cache/coherent-cache.ts) against real storage: values written by other clients
  * of js-controller, writes through the API, object ACL changes, deletions and a storage outage.
  */
 import t from 'tap';

@@ -1,5 +1,5 @@
 /*
- * Kept state listings (src/lib/listing-cache.ts) against real storage: GET /v1/states?filter=prefix*
+ * Kept state listings (src/storage/cache/listing-cache.ts) against real storage: GET /v1/states?filter=prefix*
  * after writes by other clients, writes through the API, states created and deleted elsewhere, and
  * a storage outage.
  */

@@ -7,8 +7,8 @@
  */
 import { hostname } from 'node:os';
 import t from 'tap';
-import { isActiveContent } from '../../src/active-content';
-import { isOwnHost, ownHostNames } from '../../src/browser-guard';
+import { isActiveContent } from '../../src/http/active-content';
+import { isOwnHost, ownHostNames } from '../../src/http/browser-guard';
 import { normalizeConfig } from '../../src/config';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 import { createState } from '../support/iobroker';

@@ -15,7 +15,7 @@ import { createApp } from '../../src/app';
 import type { AppServices } from '../../src/app-services';
 import { normalizeConfig } from '../../src/config';
 import { closeEvents, forwardChange, startEvents } from '../../src/lifecycle';
-import { close, createServer, listen } from '../../src/server';
+import { close, createServer, listen } from '../../src/http/server';
 import { createServices } from '../../src/services';
 import { INSTANCE_ID, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
 import type { HttpAnswer, RequestOptions } from './iobroker';

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { BoundedQueue } from '../../src/events/bounded-queue';
 import { UserLimits } from '../../src/events/user-limits';
-import { HttpError } from '../../src/http-error';
+import { HttpError } from '../../src/http/http-error';
 
 t.test('a full queue drops its oldest entries and counts them once', async t => {
     const q = new BoundedQueue<number>(3);

@@ -4,8 +4,8 @@
  * turn into a subscription per request.
  */
 import t from 'tap';
-import { ChangeFeed } from '../../src/lib/change-feed';
-import { CoherentCache } from '../../src/lib/coherent-cache';
+import { ChangeFeed } from '../../src/events/change-feed';
+import { CoherentCache } from '../../src/storage/cache/coherent-cache';
 
 function counted(options: { watchAll?: boolean; maxEntries?: number } = {}) {
     const calls = { subscribe: 0, unsubscribe: 0, read: 0, barrier: 0 };

@@ -1,6 +1,6 @@
 /* The frequency sketch behind the read cache's admission (pure logic). */
 import t from 'tap';
-import { FrequencySketch } from '../../src/lib/frequency-sketch';
+import { FrequencySketch } from '../../src/storage/cache/frequency-sketch';
 
 t.test('counts rank ids by how often they were asked for, and never count too low', async t => {
     const sketch = new FrequencySketch(2000);

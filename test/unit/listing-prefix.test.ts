@@ -1,5 +1,5 @@
 import t from 'tap';
-import { listablePrefix } from '../../src/lib/listing-cache';
+import { listablePrefix } from '../../src/storage/cache/listing-cache';
 
 t.test('only plain prefix patterns without aliases are kept', async t => {
     t.equal(listablePrefix('system.adapter.rest-api.0.*'), 'system.adapter.rest-api.0.');

@@ -3,8 +3,8 @@
  * kept ids, a walk belongs to the one who began it, and the memory it may hold is bounded.
  */
 import t from 'tap';
-import { firstAfter, ListingWalks } from '../../src/lib/listing-walks';
-import { listingPage, type ListingSource } from '../../src/lib/listing-pages';
+import { firstAfter, ListingWalks } from '../../src/objects/listing-walks';
+import { listingPage, type ListingSource } from '../../src/objects/listing-pages';
 
 const ids = (n: number, prefix = 'a.'): string[] => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(6, '0')}`);
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { COMMANDS_DIR, loadCommands } from '../../src/load-commands';
+import { COMMANDS_DIR, loadCommands } from '../../src/command-runtime/load-commands';
 
 /** socket-classes' permission vocabulary (its COMMANDS_PERMISSIONS uses these pairs). */
 const VOCABULARY = new Set(

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { normalizeConfig } from '../../src/config';
-import { loadCommands } from '../../src/load-commands';
+import { loadCommands } from '../../src/command-runtime/load-commands';
 import { buildOpenApi } from '../../src/openapi';
 import { restRoutes } from '../../src/routes';
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { normalizeConfig } from '../../src/config';
-import { loadCommands } from '../../src/load-commands';
+import { loadCommands } from '../../src/command-runtime/load-commands';
 import { buildOpenApi } from '../../src/openapi';
 import { restRoutes } from '../../src/routes';
-import { buildRouter, type Target } from '../../src/router';
+import { buildRouter, type Target } from '../../src/http/router';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Validator } = require('@seriousme/openapi-schema-validator');

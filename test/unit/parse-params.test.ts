@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import t from 'tap';
-import { compileParams, parseParams } from '../../src/parse-params';
-import { parseQuery } from '../../src/query';
+import { compileParams, parseParams } from '../../src/command-runtime/parse-params';
+import { parseQuery } from '../../src/http/query';
 
 const schema = compileParams(
     Type.Object({

@@ -3,9 +3,9 @@
  */
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../../src/http-error';
-import { defineRoute } from '../../src/route';
-import { parseJsonObject, pathSchema, routeBody, routeParams } from '../../src/route-input';
+import { HttpError } from '../../src/http/http-error';
+import { defineRoute } from '../../src/http/route';
+import { parseJsonObject, pathSchema, routeBody, routeParams } from '../../src/http/route-input';
 
 const problems = (fn: () => unknown): string[] => {
     try {

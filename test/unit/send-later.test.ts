@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { HttpError } from '../../src/http-error';
-import { Reply, send } from '../../src/send';
+import { HttpError } from '../../src/http/http-error';
+import { Reply, send } from '../../src/http/send';
 
 let later: () => Reply;
 let server: Server;

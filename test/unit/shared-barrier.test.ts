@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sharedBarrier } from '../../src/lib/shared-barrier';
+import { sharedBarrier } from '../../src/storage/cache/shared-barrier';
 
 t.test('callers of one turn share a round trip sent after that turn; later callers get their own', async t => {
     const sent: number[] = [];

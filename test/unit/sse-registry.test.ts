@@ -1,8 +1,8 @@
 import t from 'tap';
 import { DISCONNECT_FRAME } from '../../src/events/sse-channel';
 import { SseRegistry } from '../../src/events/sse';
-import { HttpError } from '../../src/http-error';
-import { ChangeFeed } from '../../src/lib/change-feed';
+import { HttpError } from '../../src/http/http-error';
+import { ChangeFeed } from '../../src/events/change-feed';
 
 // pure logic: a feed whose js-controller side does nothing
 const port = {

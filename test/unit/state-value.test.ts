@@ -1,7 +1,7 @@
 import t from 'tap';
-import { convertBodyValue, convertText } from '../../src/lib/state-value';
-import { toggledValue } from '../../src/lib/toggle';
-import { mergeObject } from '../../src/lib/object-merge';
+import { convertBodyValue, convertText } from '../../src/states/state-value';
+import { toggledValue } from '../../src/states/toggle';
+import { mergeObject } from '../../src/objects/object-merge';
 
 function statusOf(fn: () => unknown): number {
     try {

@@ -1,12 +1,12 @@
 /*
- * Large listings written while serialised (src/stream-json.ts), over a real loopback socket: the
+ * Large listings written while serialised (src/http/stream-json.ts), over a real loopback socket: the
  * bytes equal JSON.stringify's, a reader that does not read holds the writer back instead of
  * making it buffer, and a reader that goes away ends the writing without an error.
  */
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { dictionaryText, writeDictionary, type DictionaryBody } from '../../src/stream-json';
+import { dictionaryText, writeDictionary, type DictionaryBody } from '../../src/http/stream-json';
 
 function serve(body: DictionaryBody, seen: { maxBuffered: number; done?: Promise<void> }): Promise<Server> {
     const server = createServer((_req, res) => {

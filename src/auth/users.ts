@@ -1,0 +1,49 @@
+import { HttpError } from '../http/http-error';
+import type { RequestContext } from '../request-context';
+
+// the characters js-controller replaces in generated ids
+const FORBIDDEN = /[^._\-/ :!#$%&()+=@^{}|~\p{Ll}\p{Lu}\p{Nd}]+/gu;
+const NAME = /^[-.A-Za-züäößÖÄÜа-яА-Я@+$§0-9=?!&#_ ]+$/;
+
+function idPart(name: string): string {
+    return name.replace(FORBIDDEN, '_').replace(/\s/g, '_').replace(/\./g, '_').toLowerCase();
+}
+
+export function userId(name: string): string {
+    return name.startsWith('system.user.') ? name : `system.user.${idPart(name)}`;
+}
+
+export function groupId(name: string): string {
+    return name.startsWith('system.group.') ? name : `system.group.${idPart(name.charAt(0).toLowerCase() + name.slice(1))}`;
+}
+
+export function assertValidName(name: string, what: 'user' | 'group'): void {
+    if (!NAME.test(name) || (what === 'user' && name.includes('_'))) {
+        throw new HttpError('INVALID_PARAMS', 'Invalid characters in the name. Only following special characters are allowed: -@+$§=?!&# and letters', {
+            context: {
+                [what]: name,
+            },
+        });
+    }
+}
+
+/** Reads a user or group object, or answers 404 with the 4.0.2 message. */
+export async function existing(ctx: RequestContext, id: string, what: 'User' | 'Group'): Promise<ioBroker.Object> {
+    const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions);
+    if (!obj) {
+        throw new HttpError('NOT_FOUND', `${what} does not exist`, { context: { id } });
+    }
+    return obj;
+}
+
+/** Removes a deleted user from every group, so no stale membership grants rights later. */
+export async function removeFromGroups(ctx: RequestContext, user: string): Promise<void> {
+    const groups = (await ctx.storage.getForeignObjectsAsync('system.group.*', 'group', ctx.callOptions)) ?? {};
+    for (const group of Object.values(groups)) {
+        const common = group.common as ioBroker.GroupCommon;
+        if (common.members?.includes(user as ioBroker.ObjectIDs.User)) {
+            common.members = common.members.filter(member => member !== user);
+            await ctx.storage.setForeignObjectAsync(group._id, group, ctx.callOptions);
+        }
+    }
+}

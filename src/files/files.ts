@@ -1,0 +1,139 @@
+import { Type } from '@sinclair/typebox';
+import { BinaryBody } from '../command-runtime/command';
+import { paramsError } from '../command-runtime/parse-params';
+import type { RequestContext } from '../request-context';
+
+export const metaIdParam = Type.String({ minLength: 1, description: 'Id of the meta object holding the files, e.g. vis.0 or 0_userdata.0' });
+
+export const binaryParam = Type.Optional(Type.Boolean({ description: 'Answer the raw bytes, with the file type as Content-Type' }));
+
+export const fileModeParam = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9a-fA-F]{1,4}$' })], {
+    description: 'File permissions: a number, or hex text as in ioBroker ("644" = 0x644)',
+});
+
+/** js-controller reads a text mode as hex in chmodFile only; writeFile would store the text itself. */
+export function fileMode(mode: number | string): number {
+    return typeof mode === 'string' ? parseInt(mode, 16) : mode;
+}
+
+const MIME_TYPES: Readonly<Record<string, string>> = {
+    html: 'text/html',
+    htm: 'text/html',
+    css: 'text/css',
+    js: 'application/javascript',
+    mjs: 'application/javascript',
+    json: 'application/json',
+    json5: 'application/json5',
+    map: 'application/json',
+    txt: 'text/plain',
+    md: 'text/markdown',
+    csv: 'text/csv',
+    xml: 'application/xml',
+    yaml: 'text/yaml',
+    yml: 'text/yaml',
+    svg: 'image/svg+xml',
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    jpeg: 'image/jpeg',
+    gif: 'image/gif',
+    webp: 'image/webp',
+    bmp: 'image/bmp',
+    ico: 'image/x-icon',
+    pdf: 'application/pdf',
+    zip: 'application/zip',
+    gz: 'application/gzip',
+    wasm: 'application/wasm',
+    mp3: 'audio/mpeg',
+    wav: 'audio/wav',
+    ogg: 'audio/ogg',
+    mp4: 'video/mp4',
+    webm: 'video/webm',
+    woff: 'font/woff',
+    woff2: 'font/woff2',
+    ttf: 'font/ttf',
+    otf: 'font/otf',
+};
+
+/** The type for a file stored without one, by its extension (the same names js-controller uses). */
+export function mimeTypeOf(fileName: string): string {
+    const base = fileName.slice(fileName.lastIndexOf('/') + 1);
+    const dot = base.lastIndexOf('.');
+    return (dot > 0 && MIME_TYPES[base.slice(dot + 1).toLowerCase()]) || 'application/octet-stream';
+}
+
+const PARENT_SEGMENT = /(^|[\\/])\.\.([\\/]|$)/;
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
+
+/** js-controller silently rewrites such names into other paths, so they never reach the storage. */
+export function refuseUnsafeNames(names: Record<string, string>): void {
+    const problems = Object.entries(names)
+        .filter(([, name]) => PARENT_SEGMENT.test(name) || CONTROL_CHARACTER.test(name))
+        .map(([param]) => ({ param, problem: 'must not contain a ".." path segment or control characters' }));
+    if (problems.length) {
+        throw paramsError(problems, []);
+    }
+}
+
+const BINARY_SUFFIX = '?binary';
+
+/** The 4.0.2 README form `fileName=admin.png?binary` asks for raw bytes just like `binary=true`. */
+export function readRequest(fileName: string, binary = false): { fileName: string; binary: boolean } {
+    const request = fileName.endsWith(BINARY_SUFFIX)
+        ? { fileName: fileName.slice(0, -BINARY_SUFFIX.length), binary: true }
+        : { fileName, binary };
+    refuseUnsafeNames({ fileName: request.fileName });
+    return request;
+}
+
+export interface StoredFile {
+    /** A string for text types, a Buffer otherwise (as js-controller returns it). */
+    data: string | Buffer;
+    mimeType: string;
+}
+
+export async function readStoredFile(ctx: RequestContext, adapterName: string, fileName: string): Promise<StoredFile> {
+    const { file, mimeType } = await ctx.storage.readFileAsync(adapterName, fileName, ctx.callOptions);
+    return { data: file, mimeType: mimeType || mimeTypeOf(fileName) };
+}
+
+export function toBinaryBody(file: StoredFile): BinaryBody {
+    return new BinaryBody(Buffer.isBuffer(file.data) ? file.data : Buffer.from(file.data), file.mimeType);
+}
+
+/** "Not exists" only means that nothing is left to do for this entry. */
+async function ignoreMissing<T>(promise: Promise<T>): Promise<T | undefined> {
+    try {
+        return await promise;
+    } catch (err) {
+        if ((err as Error)?.message === 'Not exists') {
+            return undefined;
+        }
+        throw err;
+    }
+}
+
+function childOf(dir: string, child: string): string {
+    return `${dir.replace(/\/+$/, '')}/${child}`;
+}
+
+/**
+ * Deletes a file, or a folder with everything below it; every level runs with the caller's rights.
+ * Answers false when there was nothing to delete.
+ */
+export async function unlinkRecursive(ctx: RequestContext, adapterName: string, name: string): Promise<boolean> {
+    const entries = (await ignoreMissing(ctx.storage.readDirAsync(adapterName, name, ctx.callOptions))) ?? [];
+    for (const entry of entries) {
+        await unlinkRecursive(ctx, adapterName, childOf(name, entry.file));
+    }
+    const unlinked = await ignoreMissing(ctx.storage.unlinkAsync(adapterName, name, ctx.callOptions).then(() => true));
+    return entries.length > 0 || unlinked === true;
+}
+
+/** Renames a file, or a folder entry by entry; every level runs with the caller's rights. */
+export async function renameRecursive(ctx: RequestContext, adapterName: string, oldName: string, newName: string): Promise<void> {
+    const entries = (await ignoreMissing(ctx.storage.readDirAsync(adapterName, oldName, ctx.callOptions))) ?? [];
+    for (const entry of entries) {
+        await renameRecursive(ctx, adapterName, childOf(oldName, entry.file), childOf(newName, entry.file));
+    }
+    await ignoreMissing(ctx.storage.renameAsync(adapterName, oldName, newName, ctx.callOptions));
+}

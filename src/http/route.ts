@@ -1,0 +1,107 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { Permission } from '../access/rules';
+import type { Query } from './query';
+import type { RequestContext } from '../request-context';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteRequest {
+    /** Path parameters, checked by the route's path schema. */
+    params: Record<string, string>;
+    /** The query as sent; read `input` for declared parameters. */
+    query: Query;
+    /** The declared query parameters, parsed and checked by the route's `query` schema (422 otherwise). */
+    input: Record<string, unknown>;
+    /** A JSON body parsed by the route's object `requestBody` (declared fields typed, free ones kept). */
+    body: unknown;
+    headers: IncomingHttpHeaders;
+    /** The client's address, e.g. for damping password guessing. */
+    remoteAddress: string;
+    /** The prefix the request came in under (`''` or `/rest-api`), for links back to this server. */
+    prefix: string;
+    /** The path and query as the client sent them, for links to the next page. */
+    url: string;
+    /** Aborted when the client goes away; only for routes marked `waits`. */
+    signal?: AbortSignal;
+}
+
+/** A documented answer: its media types, each with the schema of the body. */
+export interface RouteResponse {
+    description: string;
+    content?: Record<string, TSchema>;
+}
+
+/** A REST resource route; listed explicitly in `routes/index.ts` because its URL is public API. */
+export interface Route {
+    method: Method;
+    path: string;
+    summary: string;
+    /** Longer text for the docs; the summary when absent. */
+    description?: string;
+    tag: string;
+    permission: Permission | null;
+    /**
+     * How an API token with a scope may use this route (src/auth/scope.ts): `ids` when every state and
+     * object it reads or writes passes the caller's per-id rules, which apply the scope; `metrics` for
+     * /metrics. Without it the route is refused to such a token (files, logs, messages, management).
+     */
+    scoped?: 'ids' | 'metrics';
+    /** Answered without authentication (docs assets, `/name`). */
+    public?: boolean;
+    /**
+     * Answered while the database is away, without a 503 first: by default the public routes (docs,
+     * `/name`); `/metrics` reports the outage itself; a public route that writes says `false`.
+     */
+    offline?: boolean;
+    /**
+     * Read the body before the handler runs: `json`, `form` (urlencoded or JSON, as OAuth2 clients
+     * send), `upload` (a multipart `file` field or raw bytes, as `Buffer | undefined`), or `raw`
+     * (the bytes as sent, a `Buffer`, e.g. to check a signature over them).
+     */
+    body?: 'json' | 'form' | 'upload' | 'raw';
+    /** Bytes of body read at most (413 beyond), below the instance's `bodyLimit`: public routes keep it small. */
+    bodyLimit?: number;
+    /**
+     * Runs before the body is read (its `body` is still undefined): a public route refuses here what it
+     * can tell without the body, so an unknown caller cannot make it read one.
+     */
+    beforeBody?(req: RouteRequest, ctx: RequestContext): Promise<void> | void;
+    /** The docs name of a trailing `*` (it may contain `/`), e.g. `fileName`; handlers read `params['*']`. */
+    wildcard?: string;
+    /** Path parameters with more than plain text to declare; each `:name` is text otherwise. */
+    params?: TObject;
+    /** Query parameters: parsed by this schema into `input` (one boolean convention, bounds), and documented. */
+    query?: TObject;
+    /** The JSON body: an object schema is parsed like command params (422 naming the field) before the handler. */
+    requestBody?: TSchema;
+    /** The JSON body may be left out (its fields can come from the query instead). */
+    optionalBody?: boolean;
+    /** The successful answers by status, each with its media types and body schemas. */
+    responses: Record<string, RouteResponse>;
+    /**
+     * Error statuses the handler itself answers (e.g. 404, 409); those every route of its kind can
+     * meet (401, 403, 422, 400/413 with a body, 503) are added from its declaration.
+     */
+    errors?: number[];
+    /** Kept out of the OpenAPI document (docs assets, redirects). */
+    hidden?: boolean;
+    /**
+     * Answer a 401 with a Basic challenge, so a browser asks for credentials. Only for what a
+     * person opens in a browser (the docs document), never for API calls.
+     */
+    challenge?: boolean;
+    /** The answer may take long (long polling, event streams): the handler gets an abort signal. */
+    waits?: boolean;
+    /**
+     * A GET that writes (4.0.2's `?value=`, `/toggle`): `true`, or true for the queries that write.
+     * Browsers send such GETs cross-site without asking (images, links), so they count as writes.
+     */
+    writesOnGet?: true | ((query: Query) => boolean);
+    /** The answer, or a promise of it: hot paths answer from caches without one. */
+    handler(req: RouteRequest, ctx: RequestContext): unknown;
+}
+
+export function defineRoute(route: Route): Route {
+    return route;
+}

@@ -1,0 +1,30 @@
+import { readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
+import { HttpError } from './http-error';
+import { Reply } from './send';
+
+export const PACKAGE_ROOT = join(__dirname, '..', '..', '..');
+export const DOCS_PAGE_DIR = join(PACKAGE_ROOT, 'docs-page');
+export const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
+
+const TYPES: Record<string, string> = {
+    '.html': 'text/html; charset=utf-8',
+    '.js': 'text/javascript; charset=utf-8',
+    '.css': 'text/css; charset=utf-8',
+    '.png': 'image/png',
+    '.ico': 'image/x-icon',
+    '.map': 'application/json; charset=utf-8',
+    '.json': 'application/json; charset=utf-8',
+};
+
+/** Serves files of one folder by exact name only, so no request can leave that folder. */
+export function staticFolder(dir: string): (name: string) => Promise<Reply> {
+    const names = new Set(readdirSync(dir).filter(n => TYPES[extname(n)] !== undefined));
+    return async name => {
+        if (!names.has(name)) {
+            throw new HttpError('NOT_FOUND', `File ${name} not found`);
+        }
+        return Reply.bytes(await readFile(join(dir, name)), TYPES[extname(name)], { 'Cache-Control': 'public, max-age=3600' });
+    };
+}

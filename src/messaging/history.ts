@@ -1,0 +1,139 @@
+import { HttpError, type ParamProblem } from '../http/http-error';
+import { paramsError } from '../command-runtime/parse-params';
+import { isTrueFlag } from '../http/query';
+import type { RequestContext } from '../request-context';
+import { assertInstanceAlive, instanceName, sendToInstance } from './messaging';
+import { assertMayReadState, assertMayWriteState } from '../access/read-checks';
+
+export const HISTORY_TIMEOUT_MS = 20_000;
+
+/** The history instance: explicit, else the configured `dataSource`, else the system default. */
+export async function historyInstance(ctx: RequestContext, explicit?: string): Promise<string> {
+    let name = explicit || ctx.app.config.dataSource;
+    if (!name) {
+        const config = await ctx.storage.getForeignObjectAsync('system.config');
+        name = (config?.common as { defaultHistory?: string } | undefined)?.defaultHistory ?? '';
+    }
+    if (!name) {
+        throw new HttpError('INVALID_PARAMS', 'No dataSource defined!');
+    }
+    const instance = instanceName(name);
+    await assertInstanceAlive(ctx, instance);
+    return instance;
+}
+
+export interface HistoryAnswer {
+    result?: unknown[];
+    step?: number;
+    sessionId?: unknown;
+    error?: string;
+}
+
+/** Asks the history instance for values of one state; the caller must be allowed to read that state. */
+export async function readHistory(ctx: RequestContext, id: string, options: Record<string, unknown>): Promise<HistoryAnswer> {
+    // the read rule of a single state read, which 4.0.2 skipped for history
+    await assertMayReadState(ctx, id);
+    const instance = await historyInstance(ctx, typeof options.instance === 'string' ? options.instance : undefined);
+    const now = Date.now();
+    const query = {
+        aggregate: 'none',
+        end: now + 5_000_000,
+        ...(options.count === undefined && options.start === undefined ? { start: now - 7 * 24 * 3600 * 1000 } : {}),
+        ...options,
+        instance,
+        user: ctx.user,
+    };
+    return ((await sendToInstance(ctx, instance, 'getHistory', { id, options: query }, HISTORY_TIMEOUT_MS)) ?? {}) as HistoryAnswer;
+}
+
+type OptionKind = 'number' | 'flag' | 'text';
+
+const HISTORY_OPTIONS: Record<string, OptionKind> = {
+    start: 'number',
+    end: 'number',
+    count: 'number',
+    limit: 'number',
+    step: 'number',
+    percentile: 'number',
+    quantile: 'number',
+    from: 'flag',
+    ack: 'flag',
+    q: 'flag',
+    addId: 'flag',
+    ignoreNull: 'flag',
+    removeBorderValues: 'flag',
+    returnNewestEntries: 'flag',
+    integralUnit: 'text',
+    integralInterpolation: 'text',
+    instance: 'text',
+};
+
+/** The fields of a value for `storeState` besides `val`. */
+const STATE_FIELDS: Record<string, OptionKind> = { ts: 'number', q: 'number', ack: 'flag', from: 'text' };
+
+export const AGGREGATES = ['minmax', 'max', 'min', 'average', 'total', 'count', 'percentile', 'quantile', 'integral', 'none'];
+
+const given = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
+
+/** Picks the known keys from query text or a JSON body, converted to their kind; unknown keys are dropped. */
+function pickOptions(raw: Record<string, unknown>, kinds: Record<string, OptionKind>, problems: ParamProblem[]): Record<string, unknown> {
+    const options: Record<string, unknown> = {};
+    for (const [key, kind] of Object.entries(kinds).filter(([k]) => given(raw[k]))) {
+        const value = raw[key];
+        const n = typeof value === 'number' ? value : parseFloat(String(value));
+        if (kind === 'flag') {
+            options[key] = isTrueFlag(value);
+        } else if (kind === 'text') {
+            options[key] = value;
+        } else if (Number.isFinite(n)) {
+            options[key] = n;
+        } else {
+            problems.push({ param: key, problem: 'must be a number (dates in ms)' });
+        }
+    }
+    return options;
+}
+
+function throwProblems(problems: ParamProblem[]): void {
+    if (problems.length) {
+        throw paramsError(problems, []);
+    }
+}
+
+/** The getHistory options (start, end, count, aggregate, ...) of the REST routes. */
+export function historyOptions(raw: Record<string, unknown>): Record<string, unknown> {
+    const problems: ParamProblem[] = [];
+    const options = pickOptions(raw, HISTORY_OPTIONS, problems);
+    if (given(raw.aggregate)) {
+        if (AGGREGATES.includes(String(raw.aggregate))) {
+            options.aggregate = raw.aggregate;
+        } else {
+            problems.push({ param: 'aggregate', problem: `must be one of ${AGGREGATES.join(', ')}` });
+        }
+    }
+    throwProblems(problems);
+    return options;
+}
+
+/** A value for `storeState`: `ts` defaults to now; `ts`, `q`, `ack` and `from` from query text or JSON. */
+export function historyState(raw: Record<string, unknown>, val: unknown): Record<string, unknown> {
+    const problems: ParamProblem[] = [];
+    const fields = pickOptions(raw, STATE_FIELDS, problems);
+    throwProblems(problems);
+    return { ts: Date.now(), ...fields, val };
+}
+
+/** Hands one value to the history instance (`storeState`); the caller must be allowed to write the state. */
+export async function storeState(ctx: RequestContext, id: string, state: Record<string, unknown>): Promise<unknown> {
+    await assertMayWriteState(ctx, id);
+    const instance = await historyInstance(ctx);
+    const answer = await sendToInstance(ctx, instance, 'storeState', { id, state }, HISTORY_TIMEOUT_MS);
+    if (answer === undefined || answer === null) {
+        throw new HttpError('BAD_GATEWAY', 'The history instance answered nothing', { context: { id } });
+    }
+    const error = typeof answer === 'string' ? answer : (answer as { error?: unknown }).error;
+    if (error) {
+        throw new HttpError('BAD_GATEWAY', String(error), { context: { id } });
+    }
+    return answer;
+}

@@ -1,0 +1,106 @@
+import { isAdministrator } from '../access/rules';
+import { HttpError } from '../http/http-error';
+import type { RequestContext } from '../request-context';
+import { assertMayReadState, assertMayWriteState } from '../access/read-checks';
+
+export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
+export const MAX_MESSAGE_TIMEOUT_MS = 120_000;
+
+function withTimeout<T>(start: (done: (value: T) => void) => void, timeoutMs: number, what: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new HttpError('TIMEOUT', `timeout: no answer from ${what} within ${timeoutMs} ms`)), timeoutMs);
+        // a late answer after the timeout is dropped: the promise is already settled
+        start(value => {
+            clearTimeout(timer);
+            resolve(value);
+        });
+    });
+}
+
+/** `system.adapter.x.0` → `x.0`, refusing names that are no instance. */
+export function instanceName(raw: string): string {
+    const name = raw.replace(/^system\.adapter\./, '');
+    if (!/^[a-z0-9_-]+\.\d+$/i.test(name)) {
+        throw new HttpError('INVALID_PARAMS', `"${raw}" is not an instance name like "history.0"`, { context: { instance: raw } });
+    }
+    return name;
+}
+
+/** Fails fast with a clear error when the instance does not exist or does not run. */
+export async function assertInstanceAlive(ctx: RequestContext, name: string): Promise<void> {
+    const obj = await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`);
+    if (!obj || (obj.type as string) !== 'instance') {
+        throw new HttpError('NOT_FOUND', 'instance not found', { context: { instance: name } });
+    }
+    const alive = await ctx.storage.getForeignStateAsync(`system.adapter.${name}.alive`);
+    if (!alive?.val) {
+        throw new HttpError('UNAVAILABLE', 'instance is not online', { context: { instance: name } });
+    }
+}
+
+/** The history adapters' (history, sql, influxdb) messages that only read. */
+const HISTORY_READS = new Set(['getHistory', 'getEnabledDPs', 'getDpOverview', 'getCounter', 'features', 'checkFeatureSupported']);
+/** Their messages that change stored values or settings of the states they name. */
+const HISTORY_WRITES = new Set(['storeState', 'delete', 'deleteAll', 'deleteRange', 'update', 'enableHistory', 'disableHistory']);
+
+/**
+ * A message to a history instance: reads need read rights on every state they name (as `getHistory`
+ * requires), changes need write rights on each (as `/v1/addHistory` requires) and must name them.
+ * Anything else (raw database queries, `stopInstance`, ...) reaches past every state's ACL: only
+ * administrators send it.
+ */
+export async function assertMessageAllowed(ctx: RequestContext, name: string, command: string, message: unknown): Promise<void> {
+    const common = (await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
+    if (!common?.getHistory && common?.type !== 'storage') {
+        return;
+    }
+    const ids = namedIds(message);
+    if (HISTORY_READS.has(command)) {
+        for (const id of ids) {
+            await assertMayReadState(ctx, id);
+        }
+    } else if (HISTORY_WRITES.has(command)) {
+        if (!ids.length) {
+            throw new HttpError('INVALID_PARAMS', `${command} to a history instance must name the states it changes (id)`, { context: { instance: name } });
+        }
+        for (const id of ids) {
+            await assertMayWriteState(ctx, id);
+        }
+    } else if (!isAdministrator(ctx.acl)) {
+        throw new HttpError('FORBIDDEN', 'permissionError', { context: { instance: name, command } });
+    }
+}
+
+/** The state ids a history message names: `id` (one or a list), or a list of ids or of `{id}` (storeState's list form). */
+function namedIds(message: unknown): string[] {
+    const items = Array.isArray(message) ? message : [message];
+    const ids: unknown[] = [];
+    for (const item of items) {
+        if (typeof item === 'string' && Array.isArray(message)) {
+            ids.push(item);
+        } else if (item && typeof item === 'object') {
+            const id = (item as { id?: unknown }).id;
+            ids.push(...(Array.isArray(id) ? id : [id]));
+        }
+    }
+    return ids.filter((id): id is string => typeof id === 'string' && id !== '');
+}
+
+/** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */
+export function sendToInstance(ctx: RequestContext, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
+    return withTimeout(
+        done => ctx.storage.sendTo(name, command, message as ioBroker.MessagePayload, result => done(result), { timeout: timeoutMs + 1000 }),
+        timeoutMs,
+        name,
+    );
+}
+
+/** The host running js-controller answers host commands; without one (`npm start`) this fails fast. */
+export async function sendToHost(ctx: RequestContext, host: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
+    const id = host.startsWith('system.host.') ? host : `system.host.${host}`;
+    const alive = await ctx.storage.getForeignStateAsync(`${id}.alive`);
+    if (!alive?.val) {
+        throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, { context: { host } });
+    }
+    return withTimeout(done => ctx.storage.sendToHost(id, command, message as ioBroker.MessagePayload, result => done(result)), timeoutMs, id);
+}

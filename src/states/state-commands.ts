@@ -1,0 +1,17 @@
+import { Type } from '@sinclair/typebox';
+import { safePattern } from '../access/patterns';
+import type { RequestContext } from '../request-context';
+import { visibleStates } from '../access/read-checks';
+import { idList, MAX_LIST_IDS } from '../http/schemas';
+
+export const statesPatternParam = Type.Optional(
+    Type.Union([Type.String(), idList()], {
+        description: `Pattern such as system.adapter.*, or an array of up to ${MAX_LIST_IDS} ids (JSON); default *`,
+    }),
+);
+
+/** getStates and getForeignStates: a dictionary id → state (null where only the object exists). */
+export async function readStatesByPattern(ctx: RequestContext, pattern: string | string[] | undefined): Promise<Record<string, ioBroker.State | null>> {
+    const states = await ctx.storage.getForeignStatesAsync(Array.isArray(pattern) ? (pattern as never) : safePattern('pattern', pattern || '*'), ctx.callOptions);
+    return visibleStates(ctx, (states ?? {}) as Record<string, ioBroker.State | null>, Array.isArray(pattern));
+}

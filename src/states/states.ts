@@ -1,0 +1,86 @@
+import { HttpError } from '../http/http-error';
+import { writingContext, type RequestContext } from '../request-context';
+import { adapterCall } from '../storage/adapter-errors';
+import { peekState, readState, readStateOf, uncachable } from '../storage/cache/cached-reads';
+import { writeAndWaitForAck } from './ack-waiter';
+import { assertInWriteScope } from '../access/read-checks';
+import { peekStateId, resolveStateId, type ResolvedState } from './state-id';
+import { convertBodyValue } from './state-value';
+import { toggledValue } from './toggle';
+
+/** One entry of `GET /v1/state/:ids`: the state plus `id`, merged with the object for `withInfo`. */
+export async function readStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Promise<Record<string, unknown>> {
+    // the state is read while the object is: a miss costs one round trip instead of two in a row
+    const early = uncachable(ctx, idOrName) ? null : ctx.app.stateCache.get(idOrName);
+    early?.catch(() => undefined);
+    const { id, obj } = await resolveStateId(ctx, idOrName);
+    if (early && obj && obj._id === idOrName) {
+        return stateEntry(id, obj, await readStateOf(ctx, obj, early), withInfo);
+    }
+    return stateEntry(id, obj, await readState(ctx, id), withInfo);
+}
+
+/** `readStateEntry` from the caches alone: the hot path of repeated reads; undefined when that needs the DB. */
+export function peekStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Record<string, unknown> | undefined {
+    const resolved = peekStateId(ctx, idOrName);
+    const state = resolved && peekState(ctx, resolved.id);
+    return state === undefined ? undefined : stateEntry(resolved!.id, resolved!.obj, state, withInfo);
+}
+
+function stateEntry(id: string, obj: ioBroker.Object | null, state: ioBroker.State | null, withInfo: boolean): Record<string, unknown> {
+    const entry: Record<string, unknown> = { ...(state ?? {}), id };
+    if (withInfo && obj) {
+        // 4.0.2 lets the object's fields (from, ts, user) win over the state's
+        const { _id, ...rest } = obj as ioBroker.Object & Record<string, unknown>;
+        Object.assign(entry, rest, { id: _id });
+    }
+    return entry;
+}
+
+/** The common part of a state object; undefined for no object or another type. */
+export function stateCommon(obj: ioBroker.Object | null | undefined): Partial<ioBroker.StateCommon> | undefined {
+    return obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
+}
+
+/** One PATCH: the id or name resolved, `val` converted by the state's type, written with the caller's rights. */
+export async function patchState(ctx: RequestContext, idOrName: string, body: ioBroker.SettableState, timeoutMs: number): Promise<Record<string, unknown>> {
+    const { id, obj } = await resolveStateId(writingContext(ctx), idOrName);
+    const state = { ...body };
+    if ('val' in state) {
+        state.val = convertBodyValue(state.val, stateCommon(obj)?.type, id) as ioBroker.StateValue;
+    }
+    return writeState(ctx, id, state, timeoutMs);
+}
+
+export interface WriteResult {
+    val: unknown;
+    id: string;
+}
+
+/** Writes a state; with a timeout, answers the acknowledged state instead of the request echo. */
+export async function writeState(
+    ctx: RequestContext,
+    id: string,
+    state: ioBroker.SettableState,
+    timeoutMs: number,
+): Promise<Record<string, unknown>> {
+    assertInWriteScope(ctx, id);
+    if (timeoutMs > 0) {
+        return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs)), id };
+    }
+    await adapterCall(ctx.storage.setForeignStateAsync(id, state, ctx.callOptions), { id });
+    return { ...state, id };
+}
+
+export async function toggleState(ctx: RequestContext, resolved: ResolvedState, timeoutMs: number): Promise<Record<string, unknown>> {
+    const { id, obj } = resolved;
+    // before the current value is read: its existence and type are not the token's to learn
+    assertInWriteScope(ctx, id);
+    const current = await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id });
+    if (!current) {
+        throw new HttpError('NOT_FOUND', 'State not initiated', { context: { id } });
+    }
+    const val = toggledValue(current.val, stateCommon(obj) as ioBroker.StateCommon | undefined, id) as ioBroker.StateValue;
+    const result = await writeState(ctx, id, { val, ack: false }, timeoutMs);
+    return timeoutMs > 0 ? result : { val, id };
+}
