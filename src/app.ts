@@ -6,7 +6,7 @@ import { createBrowserGuard, isBrowserRequest } from './http/browser-guard';
 import { applyCors } from './http/cors';
 import { HttpError, toErrorBody } from './http/http-error';
 import { parseQuery, type Query } from './http/query';
-import { bodyUnread, readFormBody, readJsonBody, readRawBody } from './http/read-body';
+import { largeBodyUnread, readFormBody, readJsonBody, readRawBody } from './http/read-body';
 import { readUpload } from './http/read-multipart';
 import { createContext, type RequestContext } from './request-context';
 import type { Route, RouteRequest } from './http/route';
@@ -147,9 +147,9 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         if (toErrorBody(err).status === 500) {
             services.errors.report(err, place);
         }
-        if (bodyUnread(req) && !res.headersSent) {
-            // refused before its body was read: closing after the answer stops the client sending, and
-            // nothing of the rest is buffered or drained
+        if (largeBodyUnread(req) && !res.headersSent) {
+            // refused before a large body was read: closing after the answer stops the client sending,
+            // and nothing of the rest is buffered or drained (a small one is drained as before)
             res.setHeader('Connection', 'close');
         }
         sendError(req, res, err, extra);

@@ -12,6 +12,15 @@ export function bodyUnread(req: IncomingMessage): boolean {
     return hasBody(req) && !req.complete;
 }
 
+/** What Node may read and drop after an early answer, keeping the connection (a client still sending gets no EPIPE). */
+const DRAIN_LIMIT = 64 * 1024;
+
+/** An unread body too large (or of unknown size) to drain: the connection is closed after the answer instead. */
+export function largeBodyUnread(req: IncomingMessage): boolean {
+    const declared = req.headers['content-length'];
+    return bodyUnread(req) && (declared === undefined || !(Number(declared) <= DRAIN_LIMIT));
+}
+
 /** Reads the whole body under `limit`; beyond it answers 413 without buffering the rest. */
 export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const declared = Number(req.headers['content-length']);
