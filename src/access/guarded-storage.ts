@@ -1,8 +1,8 @@
-import { seesAll, type Acl, type Guarded } from './rules';
+import { groupRights, holdsAll, isAdministratorAcl, seesAll, type Acl, type Guarded } from './rules';
 import { HttpError } from '../http/http-error';
 import type { HandlerServices } from '../handler-services';
 import type { StoragePort } from '../storage/port';
-import { groupRights, holdsAll, isAdministratorAcl, isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from './write-policy';
+import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from './write-policy';
 
 /*
  * The storage port a request gets: the same reads, and every write checked by the write policy
@@ -70,12 +70,13 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
 
     async function assertObject(id: string, next: unknown, merge = false): Promise<void> {
         const existing = await services.objectCache.get(id);
-        // a merge keeps what it does not name: its type and rights are the old ones plus the new
-        const after = merge && existing ? { ...existing, ...(next as object), common: { ...existing.common, acl: unionRights(existing, next) } } : next;
+        // a merge keeps the type it does not name; its rights are the old ones plus the new, and the
+        // account rule checks both
+        const after = merge && existing ? { ...existing, ...(next as object) } : next;
         if (!mayWriteObject(acl, id, existing, after, ownerOnly)) {
             throw forbidden(id);
         }
-        await assertAccountBelow(id, existing, after);
+        await assertAccountBelow(id, existing, next);
     }
 
     async function assertDelete(id: string, recursive: boolean): Promise<void> {
@@ -147,15 +148,4 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         unlinkAsync: checked('unlinkAsync', (area: unknown) => assertFile(area, 'delete')),
         setPasswordAsync: checked('setPasswordAsync', (id: string) => assertPassword(id)),
     });
-}
-
-/** The rights of a group after a merge: every right the old or the new object grants. */
-function unionRights(existing: ioBroker.Object, next: unknown): Record<string, Record<string, boolean>> {
-    const union: Record<string, Record<string, boolean>> = {};
-    for (const source of [groupRights(existing), groupRights(next)]) {
-        for (const [section, ops] of Object.entries(source)) {
-            union[section === 'users' ? 'user' : section] = { ...union[section === 'users' ? 'user' : section], ...ops };
-        }
-    }
-    return union;
 }

@@ -37,7 +37,9 @@ export async function visibleObjects<T extends Guarded>(ctx: RequestContext, obj
     const visible: Record<string, T> = {};
     for (const [id, obj] of Object.entries(objects)) {
         if (access.object(id, obj)) {
-            visible[id] = await withVisibleMembers(ctx, scope ? narrowObject(scope, obj) : obj);
+            const seen = scope ? narrowObject(scope, obj) : obj;
+            // only enums wait: a listing of thousands of objects pays no promise per entry
+            visible[id] = isEnum(seen) ? await withVisibleMembers(ctx, seen) : seen;
         }
     }
     return visible;
@@ -51,13 +53,13 @@ export async function visibleRows<R extends { id: string; value?: unknown }>(ctx
     }
     const visible: R[] = [];
     for (const row of rows) {
-        const value = row.value as Guarded & { common?: unknown };
+        const given = row.value as Guarded & { common?: unknown };
         // a view that answers something else than the object (e.g. custom settings): look it up
-        const obj = value && typeof value === 'object' && 'common' in value ? value : await objectOf(ctx, row.id);
+        const obj = given && typeof given === 'object' && 'common' in given ? given : await objectOf(ctx, row.id);
         if (access.object(row.id, obj)) {
             const scope = ctx.acl.token?.scope;
             const value = scope && row.value ? narrowObject(scope, row.value) : row.value;
-            visible.push(value === row.value && !isEnum(value) ? row : { ...row, value: await withVisibleMembers(ctx, value) });
+            visible.push(value === row.value && !isEnum(value) ? row : { ...row, value: isEnum(value) ? await withVisibleMembers(ctx, value) : value });
         }
     }
     return visible;
@@ -141,7 +143,7 @@ export async function assertMayReadState(ctx: RequestContext, id: string): Promi
     }
 }
 
-function isEnum(obj: unknown): obj is { type: 'enum'; common: { members: unknown[] } } {
+export function isEnum(obj: unknown): obj is { type: 'enum'; common: { members: unknown[] } } {
     const given = obj as { type?: unknown; common?: { members?: unknown } } | null | undefined;
     return given?.type === 'enum' && Array.isArray(given.common?.members);
 }

@@ -43,6 +43,27 @@ function fullAcl(user: string, groups: string[]): Acl {
 
 type GroupObject = { _id: string; common?: { members?: string[]; acl?: Record<string, Operations> } };
 
+const SECTIONS = ['object', 'state', 'file', 'users', 'other'] as const;
+export type Rights = Partial<Record<(typeof SECTIONS)[number], Operations>>;
+
+/** A group object's `common.acl` in the sections of an Acl (js-controller names the users section `user`). */
+export function groupRights(obj: unknown): Rights {
+    const acl = (obj as { common?: { acl?: Record<string, unknown> } } | null)?.common?.acl;
+    const rights: Rights = {};
+    for (const [type, ops] of Object.entries(acl && typeof acl === 'object' ? acl : {})) {
+        const section = (type === 'user' ? 'users' : type) as (typeof SECTIONS)[number];
+        if (SECTIONS.includes(section) && ops && typeof ops === 'object') {
+            rights[section] = ops as Operations;
+        }
+    }
+    return rights;
+}
+
+/** Whether every right `rights` grants is one `acl` holds too. */
+export function holdsAll(acl: Acl, rights: Rights): boolean {
+    return SECTIONS.every(section => Object.entries(rights[section] ?? {}).every(([op, on]) => !on || !!acl[section][op]));
+}
+
 export function aclFromGroups(user: string, groups: GroupObject[]): Acl {
     const mine = groups.filter(g => g.common?.members?.includes(user));
     const ids = mine.map(g => g._id);
@@ -51,23 +72,23 @@ export function aclFromGroups(user: string, groups: GroupObject[]): Acl {
     }
     const acl: Acl = { user, groups: ids, object: {}, state: {}, file: {}, users: {}, other: {} };
     for (const group of mine) {
-        for (const [type, ops] of Object.entries(group.common?.acl ?? {})) {
-            // js-controller's group objects call the users section `user`
-            const key = (type === 'user' ? 'users' : type) as keyof Omit<Acl, 'user' | 'groups' | 'token'>;
-            if (!(key in acl) || !ops || typeof ops !== 'object') {
-                continue;
-            }
+        for (const [section, ops] of Object.entries(groupRights(group)) as Array<[(typeof SECTIONS)[number], Operations]>) {
             for (const [op, allowed] of Object.entries(ops)) {
-                acl[key][op] = acl[key][op] || !!allowed;
+                acl[section][op] = acl[section][op] || !!allowed;
             }
         }
     }
     return acl;
 }
 
+/** Admin or a member of the administrator group, token scope or not. */
+export function isAdministratorAcl(acl: Acl): boolean {
+    return acl.user === ADMIN_USER || acl.groups.includes(ADMIN_GROUP);
+}
+
 /** Admin or a member of the administrator group, not narrowed by a token scope: may see system secrets. */
 export function isAdministrator(acl: Acl): boolean {
-    return (acl.user === ADMIN_USER || acl.groups.includes(ADMIN_GROUP)) && !acl.token?.scope;
+    return isAdministratorAcl(acl) && !acl.token?.scope;
 }
 
 /** The administrator without a token scope: reads everything, so no per-id check is needed. */
@@ -198,7 +219,7 @@ export function mayReadObject(acl: Acl, id: string, obj: Guarded): boolean {
     if (!inScope(acl, 'read', id)) {
         return false;
     }
-    if (acl.user === ADMIN_USER || acl.groups.includes(ADMIN_GROUP)) {
+    if (isAdministratorAcl(acl)) {
         return true;
     }
     if (!acl.object.read || ((id.startsWith('system.user.') || id.startsWith('system.group.')) && !acl.users.read)) {

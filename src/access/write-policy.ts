@@ -1,4 +1,4 @@
-import { ADMIN_USER, inScope, isAllowed, mayWriteState, objectBitAllows, type Acl, type Guarded, type Operations } from './rules';
+import { ADMIN_USER, inScope, isAdministratorAcl, isAllowed, mayWriteState, objectBitAllows, type Acl, type Guarded } from './rules';
 
 /*
  * The rules every write of a request passes before js-controller is called (src/access/guarded-storage.ts
@@ -23,32 +23,8 @@ const CODE_AREA = /^[^.]+(\.admin)?$/;
 
 const USER = 'system.user.';
 const GROUP = 'system.group.';
-const SECTIONS = ['object', 'state', 'file', 'users', 'other'] as const;
-
-export function isAdministratorAcl(acl: Acl): boolean {
-    return acl.user === ADMIN_USER || acl.groups.includes('system.group.administrator');
-}
-
 export function isProtectedId(id: string): boolean {
     return PROTECTED.test(id);
-}
-
-/** Whether every right `rights` grants is one `acl` holds too. */
-export function holdsAll(acl: Acl, rights: Partial<Record<(typeof SECTIONS)[number], Operations>>): boolean {
-    return SECTIONS.every(section => Object.entries(rights[section] ?? {}).every(([op, on]) => !on || !!acl[section][op]));
-}
-
-/** A group object's `common.acl` in the sections of an Acl (js-controller names the users section `user`). */
-export function groupRights(obj: unknown): Partial<Record<(typeof SECTIONS)[number], Operations>> {
-    const acl = (obj as { common?: { acl?: Record<string, unknown> } } | null)?.common?.acl;
-    const rights: Partial<Record<(typeof SECTIONS)[number], Operations>> = {};
-    for (const [type, ops] of Object.entries(acl && typeof acl === 'object' ? acl : {})) {
-        const section = (type === 'user' ? 'users' : type) as (typeof SECTIONS)[number];
-        if (SECTIONS.includes(section) && ops && typeof ops === 'object') {
-            rights[section] = ops as Operations;
-        }
-    }
-    return rights;
 }
 
 /** The group right a write of `id` needs: accounts have their own section, as in js-controller. */

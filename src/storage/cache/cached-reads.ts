@@ -3,7 +3,7 @@ import { narrowObject } from '../../auth/scope';
 import type { RequestContext } from '../../request-context';
 import { adapterCall, fromAdapterError } from '../adapter-errors';
 import { isPattern } from '../../access/patterns';
-import { assertInReadScope, withVisibleMembers } from '../../access/read-checks';
+import { assertInReadScope, isEnum, withVisibleMembers } from '../../access/read-checks';
 
 const PERMISSION_ERROR = 'permissionError';
 
@@ -66,7 +66,11 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
  */
 export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }, whole = false): Promise<ioBroker.Object | null> {
     const obj = await readCheckedObject(ctx, id, context);
-    return whole ? obj : withVisibleMembers(ctx, seen(ctx, obj));
+    if (whole) {
+        return obj;
+    }
+    const shown = seen(ctx, obj);
+    return isEnum(shown) ? withVisibleMembers(ctx, shown) : shown;
 }
 
 async function readCheckedObject(ctx: RequestContext, id: string, context: Record<string, unknown>): Promise<ioBroker.Object | null> {
