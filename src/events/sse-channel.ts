@@ -2,6 +2,7 @@ import { BoundedQueue } from './bounded-queue';
 import { EventStats } from './event-stats';
 import type { EventSource } from './event-access';
 import { eventText } from './event-text';
+import { formatEventId, newOrigin, parseEventId } from './event-id';
 import type { StreamWriter } from '../http/send';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 
@@ -73,6 +74,19 @@ export class SseStream {
     }
 }
 
+/** What a reconnecting client gets first: missed frames, and the time to re-read changes from when they are gone. */
+export interface Resume {
+    frames: string[];
+    /** The id came from elsewhere (another instance, before a restart): values changed at or after this time. */
+    since?: number;
+}
+
+/** The value's own time (`ts`), the same on every instance; now for a deletion. */
+function eventTime(event: EventBody): number {
+    const value = 'state' in event ? event.state : event.obj;
+    return value?.ts ?? Date.now();
+}
+
 /**
  * The subscriptions of one user and one set of patterns, shared by that user's streams and kept for
  * a grace period after the last one closed, so that a reconnecting client can resume.
@@ -83,10 +97,12 @@ export class SseChannel implements Sink {
     /** Settles once js-controller confirmed every pattern. */
     ready: Promise<void> = Promise.resolve();
     graceTimer?: NodeJS.Timeout;
+    /** Names this channel in every id it issues (src/events/event-id.ts). */
+    readonly origin = newOrigin();
     private seq = 0;
-    /** Events up to this id have left the replay buffer. */
+    /** Events up to this sequence number have left the replay buffer. */
     private floor = 0;
-    private readonly replay: BoundedQueue<{ id: number; frame: string }>;
+    private readonly replay: BoundedQueue<{ seq: number; frame: string }>;
 
     constructor(
         readonly user: string,
@@ -96,7 +112,7 @@ export class SseChannel implements Sink {
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
         // besides the count, bytes: large objects must not make 200 replay buffers large
-        this.replay = new BoundedQueue(replaySize, { max: MAX_REPLAY_BYTES, sizeOf: entry => entry.frame.length }, oldest => (this.floor = oldest.id));
+        this.replay = new BoundedQueue(replaySize, { max: MAX_REPLAY_BYTES, sizeOf: entry => entry.frame.length }, oldest => (this.floor = oldest.seq));
     }
 
     async subscribe({ states, objects }: EventPatterns): Promise<void> {
@@ -108,23 +124,42 @@ export class SseChannel implements Sink {
         }
     }
 
+    /** The sequence number of the newest event. */
+    get position(): number {
+        return this.seq;
+    }
+
     deliver(event: EventBody): void {
-        const id = ++this.seq;
-        const frame = `id: ${id}\ndata: ${eventText(event)}\n\n`;
-        this.replay.push({ id, frame });
+        const seq = ++this.seq;
+        const frame = this.frame(event, seq);
+        this.replay.push({ seq, frame });
         for (const stream of this.streams) {
             stream.send(frame);
         }
         this.stats.delivered.sse += this.streams.size;
     }
 
-    /** What a client that saw `lastId` missed; an overflow frame first when some of it is gone. */
-    missedSince(lastId: number): string[] {
-        // an id this channel never issued (e.g. of an expired channel) means unknown losses too
-        const lost = lastId < this.floor || lastId > this.seq;
-        // ids keep increasing for a client that brings an id of an earlier channel
-        this.seq = Math.max(this.seq, lastId);
-        const frames = [...this.replay.values()].filter(entry => entry.id > lastId).map(entry => entry.frame);
-        return lost ? [OVERFLOW_FRAME, ...frames] : frames;
+    /** An event as a frame whose id names this channel, `seq` and the value's time. */
+    frame(event: EventBody, seq: number): string {
+        return `id: ${formatEventId({ origin: this.origin, seq, time: eventTime(event) })}\ndata: ${eventText(event)}\n\n`;
+    }
+
+    /** The buffered frames after `seq`, oldest first. */
+    framesAfter(seq: number): string[] {
+        return [...this.replay.values()].filter(entry => entry.seq > seq).map(entry => entry.frame);
+    }
+
+    /**
+     * What a client that saw `lastId` missed: exactly the frames after it when this channel issued it
+     * and still holds them; otherwise an overflow frame first, so nothing is ever silently skipped.
+     */
+    resume(lastId: string): Resume {
+        const position = parseEventId(lastId);
+        if (position?.origin !== this.origin) {
+            return { frames: [OVERFLOW_FRAME], since: position?.time };
+        }
+        const lost = position.seq < this.floor || position.seq > this.seq;
+        const frames = this.framesAfter(position.seq);
+        return { frames: lost ? [OVERFLOW_FRAME, ...frames] : frames };
     }
 }

@@ -2,6 +2,7 @@ import { HttpError } from '../http/http-error';
 import type { SourceFor } from './event-access';
 import type { StreamWriter } from '../http/send';
 import { DISCONNECT_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
+import type { EventBody } from './hub';
 import { UserLimits } from './user-limits';
 import { EventStats } from './event-stats';
 
@@ -19,7 +20,12 @@ export const SSE_DEFAULTS: SseLimits = { streamsPerUser: 10, streamsTotal: 200, 
 export interface OpenOptions {
     heartbeatMs: number;
     /** From `Last-Event-ID`: replay what came after it. */
-    lastEventId?: number;
+    lastEventId?: string;
+    /**
+     * For an id this instance did not issue: the current values of the stream's ids changed at or
+     * after `since` (ms), oldest first, as the caller may read them.
+     */
+    changedSince?: (since: number) => Promise<EventBody[]>;
 }
 
 function channelKey(user: string, { states, objects }: EventPatterns): string {
@@ -46,7 +52,7 @@ export class SseRegistry {
     }
 
     /** Subscribes (or joins the channel) and answers the function that runs the stream once headers are out. */
-    async open(user: string, patterns: EventPatterns, { heartbeatMs, lastEventId }: OpenOptions): Promise<(out: StreamWriter) => void> {
+    async open(user: string, patterns: EventPatterns, { heartbeatMs, lastEventId, changedSince }: OpenOptions): Promise<(out: StreamWriter) => void> {
         this.assertRoom(user);
         const key = channelKey(user, patterns);
         let channel = this.channels.get(key);
@@ -60,6 +66,7 @@ export class SseRegistry {
             this.drop(key, channel);
             throw err;
         }
+        const missed = lastEventId === undefined ? [] : await this.missed(channel, lastEventId, changedSince);
         if (this.channels.get(key) !== channel) {
             // evicted or closed while subscribing: release what the subscription added meanwhile
             this.drop(key, channel);
@@ -70,13 +77,28 @@ export class SseRegistry {
         this.assertRoom(user);
         const joined = channel;
         const stream = new SseStream(heartbeatMs, s => this.leave(key, joined, s));
-        for (const frame of lastEventId === undefined ? [] : channel.missedSince(lastEventId)) {
+        for (const frame of missed) {
             stream.send(frame);
         }
         clearTimeout(channel.graceTimer);
         channel.streams.add(stream);
         this.streams.opened(user);
         return out => stream.attach(out);
+    }
+
+    /**
+     * The frames a resuming client gets before live events. For a foreign id: overflow, the values
+     * changed since its time (re-read, so another instance or a restart loses no change, only the
+     * steps between), then what this channel delivered while they were read.
+     */
+    private async missed(channel: SseChannel, lastEventId: string, changedSince: OpenOptions['changedSince']): Promise<string[]> {
+        const resume = channel.resume(lastEventId);
+        if (resume.since === undefined || !changedSince) {
+            return resume.frames;
+        }
+        const mark = channel.position;
+        const changed = await changedSince(resume.since);
+        return [...resume.frames, ...changed.map(event => channel.frame(event, mark)), ...channel.framesAfter(mark)];
     }
 
     /** Number of open streams, of one user or of everyone. */

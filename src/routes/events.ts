@@ -7,6 +7,7 @@ import { MAX_PATTERNS, tooManyPatterns } from '../events/hub';
 import { EVENT_BODY } from '../events/schemas';
 import { defineRoute } from '../http/route';
 import { Reply } from '../http/send';
+import { changedSince } from '../objects/changed-since';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 
@@ -21,7 +22,9 @@ const SSE_HEADERS = {
 const STREAM_DESCRIPTION = [
     'A text/event-stream. Each change is one event `id: <n>` with one JSON line `data:`, shown by the schema:',
     '{"id","state"} for states, {"id","obj"} for objects, the bodies of long polling.',
-    'Ids increase per stream; reconnect with `Last-Event-ID` (or `lastEventId`) to get what was missed.',
+    'Ids are `<origin>.<n>.<time>`: n increases per stream. Reconnect with `Last-Event-ID` (or `lastEventId`) to get what was missed:',
+    'exactly, from the instance that issued the id; on another instance or after a restart an `overflow` event first, then the current',
+    'values changed since the time in the id.',
     '`: ping` comments keep proxies from closing the stream.',
 ].join(' ');
 
@@ -30,14 +33,10 @@ function patternList(param: string, text: string | null | undefined): string[] {
     return [...new Set((text ?? '').split(',').map(p => p.trim()).filter(Boolean).map(p => safePattern(param, p)))].sort();
 }
 
-/** An id we never issued (not a number) counts as older than the replay buffer: the client gets an overflow event. */
-function lastEventId(headers: IncomingHttpHeaders, input: Record<string, unknown>): number | undefined {
+/** As sent; an id we never issued gets an overflow event first (src/events/sse-channel.ts). */
+function lastEventId(headers: IncomingHttpHeaders, input: Record<string, unknown>): string | undefined {
     const raw = headers['last-event-id'] ?? input.lastEventId;
-    if (raw === undefined || raw === '') {
-        return undefined;
-    }
-    const id = Number(raw);
-    return Number.isSafeInteger(id) && id >= 0 ? id : -1;
+    return typeof raw === 'string' && raw !== '' ? raw : undefined;
 }
 
 export const eventStreamRoute = defineRoute({
@@ -52,7 +51,7 @@ export const eventStreamRoute = defineRoute({
         pattern: Type.Optional(Type.String({ description: `State ids or patterns, comma-separated, e.g. 0_userdata.0.*; with objects at most ${MAX_PATTERNS}` })),
         objects: Type.Optional(Type.String({ description: `Object ids or patterns, comma-separated (needs object read); with pattern at most ${MAX_PATTERNS}` })),
         heartbeat: Type.Optional(Type.Integer({ minimum: 1000, maximum: 60_000, default: DEFAULT_HEARTBEAT_MS, description: 'ms between `: ping` comments' })),
-        lastEventId: Type.Optional(Type.Integer({ minimum: 0, description: 'As the Last-Event-ID header, for EventSource polyfills' })),
+        lastEventId: Type.Optional(Type.String({ maxLength: 64, description: 'As the Last-Event-ID header, for EventSource polyfills' })),
     }),
     responses: {
         '200': { description: STREAM_DESCRIPTION, content: { 'text/event-stream': EVENT_BODY } },
@@ -76,7 +75,11 @@ export const eventStreamRoute = defineRoute({
         if (patterns.objects.length && !isAllowed(ctx.acl, { type: 'object', operation: 'read' })) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        const options = { heartbeatMs: input.heartbeat as number, lastEventId: lastEventId(headers, input) };
+        const options = {
+            heartbeatMs: input.heartbeat as number,
+            lastEventId: lastEventId(headers, input),
+            changedSince: (since: number) => changedSince(ctx, patterns, since),
+        };
         const start = await ctx.app.sse.open(ctx.owner, patterns, options);
         // a `waits` route always gets a signal
         return Reply.stream(start, signal!, SSE_HEADERS);
