@@ -108,17 +108,21 @@ export class BruteForceGuard {
         this.bump(`pair:${user}|${network}`, 1);
     }
 
-    /** Clears this network only: the owner logging in must not unlock the guesser elsewhere. */
-    succeeded(address: string, user: string): void {
+    /**
+     * Clears this network only: the owner logging in must not unlock the guesser elsewhere. True when
+     * it cleared failures (what other instances need to hear; the trust note stays local).
+     */
+    succeeded(address: string, user: string): boolean {
         const network = networkOf(address);
-        this.entries.delete(`ip:${network}`);
-        this.entries.delete(`pair:${user}|${network}`);
+        const cleared = this.entries.delete(`ip:${network}`);
+        const clearedPair = this.entries.delete(`pair:${user}|${network}`);
         const key = `${user}|${network}`;
         this.trusted.delete(key);
         this.trusted.set(key, this.now());
         if (this.trusted.size > MAX_ENTRIES) {
             this.trusted.delete(this.trusted.keys().next().value!);
         }
+        return cleared || clearedPair;
     }
 
     private userLockFor(network: string, user: string): number {
