@@ -15,6 +15,11 @@ export interface CacheSource<T> {
     barrier(): Promise<void>;
     /** False while js-controller's storage connection is down. */
     connected(): boolean;
+    /**
+     * True while other instances share the database: they write without this cache hearing first, so
+     * every hit waits for a barrier (one per turn for all hits) and then shows their answered writes.
+     */
+    shared?(): boolean;
     /** Records kept at most (default 2,000); the least recently used ones leave first. */
     maxEntries?: number;
     /** Their size at most, counted as JSON text (default 8 MB); the least recently used ones leave first. */
@@ -83,6 +88,10 @@ export class CoherentCache<T> {
      * Lets hot paths answer without a promise; `get` fills the cache on a miss.
      */
     peek(id: string): T | null | undefined {
+        return this.source.shared?.() ? undefined : this.served(id);
+    }
+
+    private served(id: string): T | null | undefined {
         const entry = this.entries.get(id);
         if (!entry || entry.unsettled || entry.dirty || !this.usable()) {
             return undefined;
@@ -95,7 +104,10 @@ export class CoherentCache<T> {
     }
 
     async get(id: string): Promise<T | null> {
-        const hit = this.peek(id);
+        if (this.source.shared?.()) {
+            await this.source.barrier();
+        }
+        const hit = this.served(id);
         if (hit !== undefined) {
             return hit;
         }

@@ -11,6 +11,8 @@ export interface ListingSource {
     /** Resolves once the state and object notifications published before the call were handled. */
     barrier(): Promise<void>;
     connected(): boolean;
+    /** True while other instances share the database: hits wait for a barrier (see CacheSource.shared). */
+    shared?(): boolean;
 }
 
 interface Listing {
@@ -55,6 +57,10 @@ export class ListingCache {
 
     /** The kept listing, or undefined when it must be read from js-controller. */
     peek(pattern: string): StateListing | undefined {
+        return this.source.shared?.() ? undefined : this.served(pattern);
+    }
+
+    private served(pattern: string): StateListing | undefined {
         const listing = this.listings.get(pattern);
         if (!listing?.states || !this.usable()) {
             return undefined;
@@ -65,7 +71,10 @@ export class ListingCache {
     }
 
     async get(pattern: string): Promise<StateListing> {
-        const hit = this.peek(pattern);
+        if (this.source.shared?.()) {
+            await this.source.barrier();
+        }
+        const hit = this.served(pattern);
         if (hit) {
             return hit;
         }
