@@ -15,4 +15,6 @@ export interface AppServices extends HandlerServices {
     basePath: string;
     /** Code errors of requests, to the maintainers when the instance allows it. */
     errors: ErrorReporter;
+    /** Starts hearing the other instances on this database: who is alive, their failed logins. */
+    startSharing(): Promise<void>;
 }

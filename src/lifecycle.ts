@@ -8,6 +8,7 @@ import { warnOnFailure } from './warn-on-failure';
 
 /** Restores URL hooks (first: clients expect them live soon after the port answers), starts their checks, watches accounts. */
 export async function startEvents(services: AppServices): Promise<void> {
+    await services.startSharing();
     (await services.hooks.restore()).forEach(problem => services.storage.log.warn(problem));
     services.hooks.startChecks(services.config.checkInterval);
     // group and user changes must reach the ACL and credential caches

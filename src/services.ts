@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AclCache } from './access/rules';
 import { ApiTokens } from './auth/api-tokens';
-import { BruteForceGuard } from './auth/brute-force';
+import { linkedGuards } from './auth/shared-guard';
+import { watchPeers } from './storage/peers';
 import { tokenOf } from './auth/owner';
 import { CredentialChecker } from './auth/credentials';
 import type { AppServices } from './app-services';
@@ -80,6 +81,9 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         const ref = tokenOf(owner);
         return ref ? tokens.aclOf(ref) : acls.get(owner);
     };
+    // other instances on this database: their writes and their failed logins count here too
+    const peers = watchPeers(storage, feed, namespace);
+    const guards = linkedGuards(storage, feed, namespace);
     const access = new EventAccess(feed, aclOf, id => storage.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
     const barrierId = `${namespace}.cacheBarrier`;
     const stateBarrier = sharedBarrier(() => storage.subscribeForeignStatesAsync(barrierId));
@@ -96,6 +100,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         listingCache.clear();
     });
     const stateCache = new CoherentCache<ioBroker.State>({
+        shared: peers.any,
         kind: 'state',
         feed,
         read: id => storage.getForeignStateAsync(id),
@@ -103,6 +108,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         connected,
     });
     const objectCache = new CoherentCache<ioBroker.Object>({
+        shared: peers.any,
         kind: 'object',
         feed,
         read: id => storage.getForeignObjectAsync(id),
@@ -113,8 +119,9 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         maxBytes: 24 * 1024 * 1024,
         watchAll: true,
     });
-    const tokens = new ApiTokens(storage, namespace, objectCache, acls, new BruteForceGuard());
+    const tokens = new ApiTokens(storage, namespace, objectCache, acls, guards.guard('token'));
     const listingCache = new ListingCache({
+        shared: peers.any,
         feed,
         read: async pattern => ((await storage.getForeignStatesAsync(pattern)) ?? {}) as StateListing,
         barrier: async () => {
@@ -143,7 +150,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         adapterName: 'rest-api',
         version: PACKAGE_VERSION,
         acls,
-        credentials: new CredentialChecker(storage, new BruteForceGuard()),
+        credentials: new CredentialChecker(storage, guards.guard('password')),
         feed,
         stateCache,
         objectCache,
@@ -165,7 +172,11 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),
         receivers: new ReceiverStore(storage, namespace),
         tokens,
-        webhookGuard: new BruteForceGuard(),
+        webhookGuard: guards.guard('webhook'),
+        startSharing: async () => {
+            await peers.start();
+            await guards.start();
+        },
         metrics: new Metrics({
             storageUp: connected,
             open: () => ({ polling: services.polling.size, hooks: services.hooks.size, sse: services.sse.openStreams }),
