@@ -1,0 +1,150 @@
+/*
+ * Several rest-api processes on one Redis (js-controller's multihost storage), each started as
+ * js-controller starts an instance (`main.js --instance N`), and a round-robin proxy in front of them
+ * that retries a request once on the next instance when one does not answer: a load balancer without
+ * sticky sessions. Only where processes are under test: killing one, restarts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT, seedIfNeeded, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
+import { freePort } from './ports';
+import { startRedis, writeRedisConfig, type RedisServer } from './redis';
+
+export interface ClusterNode {
+    namespace: string;
+    port: number;
+    readonly running: boolean;
+    logs(): string;
+    /** SIGKILL: no unload, its alive state stays until its TTL runs out, as when a host dies. */
+    kill(): Promise<void>;
+    start(): Promise<void>;
+}
+
+export interface Cluster {
+    storage: Storage;
+    redis: RedisServer;
+    nodes: ClusterNode[];
+    /** The proxy's address: every request goes to the next instance in turn. */
+    baseUrl: string;
+    stop(): Promise<void>;
+}
+
+async function waitForName(url: string, child: ChildProcess, logs: () => string): Promise<void> {
+    const end = Date.now() + 30_000;
+    while (Date.now() < end) {
+        if (child.exitCode !== null) {
+            throw new Error(`instance exited with ${child.exitCode}:\n${logs()}`);
+        }
+        const ok = await fetch(`${url}/name`)
+            .then(async res => (await res.arrayBuffer(), res.ok))
+            .catch(() => false);
+        if (ok) {
+            return;
+        }
+        await new Promise(resolve => setTimeout(resolve, 100));
+    }
+    throw new Error(`instance did not answer within 30 s:\n${logs()}`);
+}
+
+function node(storage: Storage, instance: number, port: number): ClusterNode {
+    let child: ChildProcess | null = null;
+    let output = '';
+    return {
+        namespace: `rest-api.${instance}`,
+        port,
+        get running() {
+            return !!child && child.exitCode === null && child.signalCode === null;
+        },
+        logs: () => output,
+        async start() {
+            // after a kill its alive state outlives it (TTL): js-controller would refuse a second start
+            await storage.states.setStateAsync(`system.adapter.rest-api.${instance}.alive`, { val: false, ack: true });
+            const proc = spawn(process.execPath, ['--require', join(__dirname, 'exit-with-parent.js'), join(PROJECT_ROOT, 'build', 'src', 'main.js'), '--console', '--instance', String(instance)], {
+                cwd: PROJECT_ROOT,
+                env: { ...process.env, IOBROKER_DATA_DIR: storage.dataDir },
+                stdio: ['ignore', 'pipe', 'pipe'],
+            });
+            proc.stdout!.on('data', d => (output += d));
+            proc.stderr!.on('data', d => (output += d));
+            child = proc;
+            await waitForName(`http://127.0.0.1:${port}`, proc, () => output);
+        },
+        async kill() {
+            const proc = child;
+            if (proc && proc.exitCode === null) {
+                const exited = new Promise(resolve => proc.once('exit', resolve));
+                proc.kill('SIGKILL');
+                await exited;
+            }
+        },
+    };
+}
+
+/** Forwards one buffered request to `port`; rejects when the instance cannot be reached. */
+function forward(port: number, req: IncomingMessage, body: Buffer): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+        const out = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, resolve);
+        out.once('error', reject);
+        out.end(body);
+    });
+}
+
+function roundRobin(nodes: ClusterNode[]): Server {
+    let next = 0;
+    return createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', chunk => chunks.push(chunk));
+        req.on('end', async () => {
+            const body = Buffer.concat(chunks);
+            const first = next++;
+            for (let attempt = 0; attempt < 2; attempt++) {
+                const target = nodes[(first + attempt) % nodes.length];
+                try {
+                    const answer = await forward(target.port, req, body);
+                    res.writeHead(answer.statusCode ?? 502, answer.headers);
+                    answer.pipe(res);
+                    res.once('close', () => answer.destroy());
+                    return;
+                } catch {
+                    // the instance is gone: the next one gets the request, once
+                }
+            }
+            res.writeHead(502).end();
+        });
+    });
+}
+
+export async function startCluster(instances = 2, native: Record<string, unknown> = {}): Promise<Cluster> {
+    const redis = await startRedis();
+    const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-cluster-'));
+    writeRedisConfig(dataDir, redis.port);
+    const storage = await startStorage({ dataDir });
+    await seedIfNeeded(storage);
+    const nodes: ClusterNode[] = [];
+    for (let instance = 0; instance < instances; instance++) {
+        const port = await freePort();
+        await writeInstance(storage, { bind: '127.0.0.1', port, ...native }, { instance });
+        nodes.push(node(storage, instance, port));
+    }
+    await Promise.all(nodes.map(each => each.start()));
+    const proxy = roundRobin(nodes);
+    const proxyPort = await freePort();
+    await new Promise<void>(resolve => proxy.listen(proxyPort, '127.0.0.1', resolve));
+    return {
+        storage,
+        redis,
+        nodes,
+        baseUrl: `http://127.0.0.1:${proxyPort}`,
+        async stop() {
+            proxy.closeAllConnections();
+            await new Promise(resolve => proxy.close(resolve));
+            await Promise.all(nodes.map(each => each.kill()));
+            await storage.close();
+            await redis.close();
+            rmSync(dataDir, { recursive: true, force: true });
+        },
+    };
+}
