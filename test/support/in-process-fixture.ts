@@ -35,7 +35,11 @@ export async function appFixture(host: InProcessHost, native: Record<string, unk
         get app() {
             return app;
         },
-        request: (path, options) => app.request(path, options),
+        request(path, options = {}) {
+            // a client of the served app names its host as a real one does (answers that build URLs use it)
+            const named = Object.keys(options.headers ?? {}).some(name => name.toLowerCase() === 'host');
+            return app.request(path, serve && !named ? { ...options, headers: { Host: new URL(baseUrl).host, ...options.headers } } : options);
+        },
         createUser: (name, acl, password) => createUser(host.storage, name, acl, password),
         createState: (id, common, val) => createState(host.storage, id, common, val),
         async restart(changed = {}) {
