@@ -5,6 +5,7 @@
  */
 import type { Storage } from '../../scripts/embedded-storage';
 import { createState, createUser, type HttpAnswer } from './iobroker';
+import { encodeRequest, rawRequest } from './raw-request';
 import type { InjectOptions, InProcessApp, InProcessHost } from './in-process';
 
 export interface AppFixture {
@@ -20,7 +21,17 @@ export interface AppFixture {
     close(): Promise<void>;
 }
 
-export async function appFixture(host: InProcessHost, native: Record<string, unknown> = {}, { serve = false } = {}): Promise<AppFixture> {
+export interface FixtureOptions {
+    /** Serve the app on a loopback port (`baseUrl`), for tests that need a socket. */
+    serve?: boolean;
+    /**
+     * Send `request` over that socket too, as the spawned fixture did: for what only a real response
+     * has (its 'close' event, by which /metrics counts requests).
+     */
+    socket?: boolean;
+}
+
+export async function appFixture(host: InProcessHost, native: Record<string, unknown> = {}, { socket = false, serve = socket }: FixtureOptions = {}): Promise<AppFixture> {
     let config = { ...native };
     let app = await host.app(config);
     let baseUrl = serve ? await app.serve() : '';
@@ -36,6 +47,10 @@ export async function appFixture(host: InProcessHost, native: Record<string, unk
             return app;
         },
         request(path, options = {}) {
+            if (socket) {
+                const { headers, payload } = encodeRequest(options);
+                return rawRequest(baseUrl + path, { method: options.method ?? 'GET', headers, body: payload });
+            }
             // a client of the served app names its host as a real one does (answers that build URLs use it)
             const named = Object.keys(options.headers ?? {}).some(name => name.toLowerCase() === 'host');
             return app.request(path, serve && !named ? { ...options, headers: { Host: new URL(baseUrl).host, ...options.headers } } : options);
