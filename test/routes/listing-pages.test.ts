@@ -16,9 +16,7 @@ const COUNT = 300;
 t.before(async () => {
     host = await startInProcess();
     iob = await appFixture(host, { checkInterval: 0 });
-    for (let i = 0; i < COUNT; i++) {
-        await iob.createState(`${P}.s${String(i).padStart(3, '0')}`, { type: 'number', unit: 'W' }, i);
-    }
+    await Promise.all(Array.from({ length: COUNT }, (_, i) => iob.createState(`${P}.s${String(i).padStart(3, '0')}`, { type: 'number', unit: 'W' }, i)));
 });
 t.teardown(async () => {
     await iob?.close();
