@@ -25,8 +25,9 @@ export interface FixtureOptions {
     /** Serve the app on a loopback port (`baseUrl`), for tests that need a socket. */
     serve?: boolean;
     /**
-     * Send `request` over that socket too, as the spawned fixture did: for what only a real response
-     * has (its 'close' event, by which /metrics counts requests).
+     * Send `request` over that socket too, as the spawned fixture did, for what only a socket gives: a
+     * response's 'close' event (by which /metrics counts requests), and I/O turns between requests (a
+     * tight loop of answers from memory would never let a change notification in).
      */
     socket?: boolean;
 }
