@@ -3,15 +3,23 @@
  * of js-controller, writes through the API, object ACL changes, deletions and a storage outage.
  */
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
 const ID = '0_userdata.0.cached';
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    // over a real socket: the tests read in tight loops until a change is notified; requests answered
+    // from memory without a socket would never let the notification in
+    iob = await appFixture(host, {}, { socket: true });
     await iob.createState(ID, { type: 'number' }, 0);
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 const readVal = async (id = ID): Promise<unknown> => (await iob.request(`/v1/state/${id}`)).json?.val;
@@ -56,8 +64,8 @@ t.test('a write through the API is visible to the very next read', async t => {
 });
 
 t.test('object changes and ACL changes apply to the next request after their notification', async t => {
-    const other = await startIobroker({ native: { auth: true } });
-    t.teardown(() => other.stop());
+    const other = await appFixture(host, { auth: true }, { socket: true });
+    t.teardown(() => other.close());
     await other.createUser('reader', { state: { read: true }, object: { read: true } }, 'r');
     const id = '0_userdata.0.guarded';
     const acl = (state: number) => ({ owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x664, state });

@@ -1,28 +1,32 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
 const META = 'restapi-dirs.0';
 
-let iob: IobFixture;
-let limited: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
+let limited: AppFixture;
 
-async function createMeta(fixture: IobFixture): Promise<void> {
+async function createMeta(fixture: AppFixture): Promise<void> {
     await fixture.storage.objects.setObjectAsync(META, { _id: META, type: 'meta', common: { name: 'route dirs', type: 'meta.user' }, native: {} });
 }
 
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    iob = await appFixture(host);
     await createMeta(iob);
     for (const [name, data] of [['tree/a.txt', 'five!'], ['tree/sub/b.txt', 'b'], ['tree/sub/deeper/c.txt', 'c']]) {
         await iob.storage.objects.writeFileAsync(META, name, data);
     }
-    limited = await startIobroker({ native: { defaultUser: 'limited' } });
-    await createMeta(limited);
+    // one storage for both apps: the meta object is already there
+    limited = await appFixture(host, { defaultUser: 'limited' });
     await limited.createUser('limited', { file: { read: true, write: true, list: false } });
 });
 t.teardown(async () => {
-    await iob?.stop();
-    await limited?.stop();
+    await iob?.close();
+    await limited?.close();
+    await host?.stop();
 });
 
 t.test('lists a folder in the 4.0.2 entry shape', async t => {

@@ -1,15 +1,22 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 import { checkedFetch } from '../support/response-check';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Validator } = require('@seriousme/openapi-schema-validator');
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    // a real server: the redirect, the assets and HEAD are read by fetch
+    iob = await appFixture(host, {}, { serve: true });
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 t.test('/ redirects to the docs page, which loads Swagger UI from this server', async t => {
     const root = await checkedFetch(`${iob.baseUrl}/`, { redirect: 'manual' });

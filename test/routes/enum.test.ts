@@ -1,22 +1,26 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
-let limited: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
+let limited: AppFixture;
 
 const enumObject = (id: string, name: string, members: string[] = []): ioBroker.Object =>
     ({ _id: id, type: 'enum', common: { name, members }, native: {} }) as ioBroker.Object;
 
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    iob = await appFixture(host);
     await iob.createState('0_userdata.0.lamp', { type: 'boolean' }, true);
-    limited = await startIobroker({ native: { defaultUser: 'reader' } });
+    limited = await appFixture(host, { defaultUser: 'reader' });
     await limited.createUser('reader', { object: { read: true, list: false } });
     await limited.createUser('nobody', { object: { read: false, list: false } });
 });
 t.teardown(async () => {
-    await iob?.stop();
-    await limited?.stop();
+    await iob?.close();
+    await limited?.close();
+    await host?.stop();
 });
 
 t.test('a room created in the test is listed by category', async t => {

@@ -1,15 +1,22 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 import { openSse, type SseEvent } from '../support/sse-client';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    // event streams are read over a real socket
+    iob = await appFixture(host, {}, { serve: true });
     for (const name of ['a', 'b', 'burst', 'resume', 'old', 'fresh']) {
         await iob.createState(`0_userdata.0.sse.${name}`, { type: 'number' }, 0);
     }
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 const events = (query: string, headers?: Record<string, string>) => openSse(`${iob.baseUrl}/v1/events?${query}`, headers);
 const write = (id: string, val: number) => iob.storage.states.setStateAsync(id, { val, ack: true });
@@ -133,8 +140,8 @@ t.test('HEAD answers the headers and ends', async t => {
 });
 
 t.test('a limited user: object patterns need object read, streams are capped', async t => {
-    const limited = await startIobroker({ native: { defaultUser: 'limited' } });
-    t.teardown(() => limited.stop());
+    const limited = await appFixture(host, { defaultUser: 'limited' }, { serve: true });
+    t.teardown(() => limited.close());
     await limited.createUser('limited', { state: { read: true }, object: { read: false } });
     for (const query of ['objects=0_userdata.0.*', 'pattern=0_userdata.0.*&objects=0_userdata.0.*']) {
         const res = await limited.request(`/v1/events?${query}`);

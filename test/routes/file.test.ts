@@ -1,28 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 import { checkedFetch } from '../support/response-check';
 
 const META = 'restapi-files.0';
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0x10, 0x80]);
 
-let iob: IobFixture;
-let limited: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
+let limited: AppFixture;
 
-async function createMeta(fixture: IobFixture): Promise<void> {
+async function createMeta(fixture: AppFixture): Promise<void> {
     await fixture.storage.objects.setObjectAsync(META, { _id: META, type: 'meta', common: { name: 'route files', type: 'meta.user' }, native: {} });
 }
 
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    // a real server: multipart uploads over 10 MB, downloads and a streamed body go through fetch
+    iob = await appFixture(host, {}, { serve: true });
     await createMeta(iob);
-    limited = await startIobroker({ native: { defaultUser: 'limited' } });
-    await createMeta(limited);
+    // one storage for both apps: the meta object is already there
+    limited = await appFixture(host, { defaultUser: 'limited' });
     await limited.createUser('limited', { file: { read: false, write: false, list: true, delete: false, create: false } });
 });
 t.teardown(async () => {
-    await iob?.stop();
-    await limited?.stop();
+    await iob?.close();
+    await limited?.close();
+    await host?.stop();
 });
 
 const exists = (name: string): Promise<boolean> => iob.storage.objects.fileExists(META, name);

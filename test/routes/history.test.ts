@@ -1,9 +1,11 @@
 import t from 'tap';
 import { fakeInstance, type FakeInstance } from '../support/fake-instance';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
-let limited: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
+let limited: AppFixture;
 const instances: FakeInstance[] = [];
 let history: FakeInstance;
 
@@ -13,7 +15,7 @@ const VALUES = [
 ];
 
 /** Answers like the history adapter; the state `0_userdata.0.broken` gets an error answer. */
-function historyAdapter(fixture: IobFixture, name = 'history.0'): Promise<FakeInstance> {
+function historyAdapter(fixture: AppFixture, name = 'history.0'): Promise<FakeInstance> {
     return fakeInstance(fixture, name, (command, message) => {
         const id = (message as { id?: string }).id;
         if (id === '0_userdata.0.broken') {
@@ -29,13 +31,13 @@ function historyAdapter(fixture: IobFixture, name = 'history.0'): Promise<FakeIn
 type Sent = { id: string; options: Record<string, unknown>; state: Record<string, unknown> };
 const lastSent = (instance = history): Sent => instance.received.at(-1)!.message as Sent;
 
-async function setDefaultHistory(fixture: IobFixture, name: string): Promise<void> {
+async function setDefaultHistory(fixture: AppFixture, name: string): Promise<void> {
     const config = await fixture.storage.objects.getObjectAsync('system.config');
     config.common.defaultHistory = name;
     await fixture.storage.objects.setObjectAsync('system.config', config);
 }
 
-async function withAcl(fixture: IobFixture, id: string, state: number): Promise<void> {
+async function withAcl(fixture: AppFixture, id: string, state: number): Promise<void> {
     await fixture.createState(id, { type: 'number' }, 1);
     const obj = await fixture.storage.objects.getObjectAsync(id);
     obj.acl = { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x644, state };
@@ -43,14 +45,15 @@ async function withAcl(fixture: IobFixture, id: string, state: number): Promise<
 }
 
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    iob = await appFixture(host);
     history = await historyAdapter(iob);
     instances.push(history);
     await iob.createState('0_userdata.0.num', { type: 'number' }, 1);
     await iob.createState('0_userdata.0.bool', { type: 'boolean' }, false);
     await iob.createState('0_userdata.0.broken', { type: 'number' }, 1);
-    limited = await startIobroker({ native: { defaultUser: 'limited', dataSource: 'history.0' } });
-    instances.push(await historyAdapter(limited));
+    // one storage for both apps: the history.0 above answers the limited app too
+    limited = await appFixture(host, { defaultUser: 'limited', dataSource: 'history.0' });
     await limited.createUser('limited', { other: { sendto: true }, state: { read: true, write: true }, object: { read: true } });
     await limited.createUser('nosendto', { other: { sendto: false }, state: { read: true, write: true }, object: { read: true } });
     await withAcl(limited, '0_userdata.0.readonly', 0x644);
@@ -60,8 +63,9 @@ t.teardown(async () => {
     for (const instance of instances) {
         await instance.close();
     }
-    await iob?.stop();
-    await limited?.stop();
+    await iob?.close();
+    await limited?.close();
+    await host?.stop();
 });
 
 t.test('without a data source: 422 No dataSource defined!', async t => {

@@ -1,18 +1,22 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
 import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 let hooks: HookReceiver;
 
 t.before(async () => {
     hooks = await startHookReceiver();
-    iob = await startIobroker({ native: { hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 } });
+    host = await startInProcess();
+    iob = await appFixture(host, { hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 });
     await iob.createState('0_userdata.0.h1', { type: 'number' }, 0);
 });
 t.teardown(async () => {
-    await iob?.stop();
+    await iob?.close();
+    await host?.stop();
     hooks?.close();
 });
 

@@ -4,17 +4,25 @@
  * a storage outage.
  */
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
 const FILTER = '0_userdata.0.list.*';
 const ID = '0_userdata.0.list.a';
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    // over a real socket: the tests read in tight loops until a change is notified; requests answered
+    // from memory without a socket would never let the notification in
+    iob = await appFixture(host, {}, { socket: true });
     await iob.createState(ID, { type: 'number' }, 0);
     await iob.createState('0_userdata.0.list.b', { type: 'number' }, 0);
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 const listing = async (): Promise<Record<string, { val: unknown } | null>> => {

@@ -4,19 +4,24 @@
  * link, fields shrink the answer, and every bad parameter is a 422 naming it.
  */
 import t from 'tap';
-import { startIobroker, type HttpAnswer, type IobFixture } from '../support/iobroker';
+import type { HttpAnswer } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 const P = '0_userdata.0.pages';
 const COUNT = 300;
 
 t.before(async () => {
-    iob = await startIobroker({ native: { checkInterval: 0 } });
-    for (let i = 0; i < COUNT; i++) {
-        await iob.createState(`${P}.s${String(i).padStart(3, '0')}`, { type: 'number', unit: 'W' }, i);
-    }
+    host = await startInProcess();
+    iob = await appFixture(host, { checkInterval: 0 });
+    await Promise.all(Array.from({ length: COUNT }, (_, i) => iob.createState(`${P}.s${String(i).padStart(3, '0')}`, { type: 'number', unit: 'W' }, i)));
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 const next = (res: HttpAnswer): string | undefined => /^<([^>]+)>; rel="next"$/.exec(String(res.headers.link ?? ''))?.[1];
 
@@ -108,8 +113,8 @@ t.test('bad parameters: 422 naming them', async t => {
 });
 
 t.test('a limited user pages through only what it may read', async t => {
-    const other = await startIobroker({ native: { auth: true, checkInterval: 0 } });
-    t.teardown(() => other.stop());
+    const other = await appFixture(host, { auth: true, checkInterval: 0 });
+    t.teardown(() => other.close());
     await other.createUser('pager', { state: { read: true, list: true }, object: { read: true, list: true } }, 'p');
     for (let i = 0; i < 40; i++) {
         const id = `${P}.g${String(i).padStart(2, '0')}`;

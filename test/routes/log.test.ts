@@ -4,20 +4,22 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { fakeInstance, type FakeInstance } from '../support/fake-instance';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
 const LOG_TEXT = [
     '2026-01-01 10:00:00.000  - \u001b[32minfo\u001b[39m: test.0 <script>alert(1)</script> & "quotes"',
     '2026-01-01 10:00:01.000  - \u001b[31merror\u001b[39m: test.0 $& {{title}} stays literal',
 ].join('\n');
 
-let iob: IobFixture;
-let limited: IobFixture;
+let inProcess: InProcessHost;
+let iob: AppFixture;
+let limited: AppFixture;
 let host: FakeInstance;
 const logDir = mkdtempSync(join(tmpdir(), 'rest-api-logs-'));
 
 /** Points the file logger of the fixture's iobroker.json at a folder of the test. */
-function useLogFolder(fixture: IobFixture): void {
+function useLogFolder(fixture: AppFixture): void {
     const file = join(fixture.storage.dataDir, 'iobroker.json');
     const config = JSON.parse(readFileSync(file, 'utf8'));
     config.log.transport.file1 = { type: 'file', enabled: true, filename: join(logDir, 'iobroker'), fileext: '.log' };
@@ -28,7 +30,8 @@ t.before(async () => {
     writeFileSync(join(logDir, 'iobroker.2026-01-01.log'), LOG_TEXT);
     writeFileSync(join(logDir, 'iobroker.2025-12-31.log.gz'), gzipSync('zipped <b>log</b>'));
     writeFileSync(join(tmpdir(), 'rest-api-outside.log'), 'outside');
-    iob = await startIobroker();
+    inProcess = await startInProcess();
+    iob = await appFixture(inProcess);
     useLogFolder(iob);
     host = await fakeInstance(iob, 'system.host.testhost', (command, message) => {
         if (command === 'getLogFiles') {
@@ -37,13 +40,14 @@ t.before(async () => {
         const { filename, transport } = message as { filename: string; transport: string };
         return filename === 'host.log' && transport === 'file1' ? { data: Buffer.from('host <img src=x onerror=alert(1)>'), gz: false, size: 30 } : { error: 'Cannot find file' };
     });
-    limited = await startIobroker({ native: { defaultUser: 'limited' } });
+    limited = await appFixture(inProcess, { defaultUser: 'limited' });
     await limited.createUser('limited', { other: { execute: false } });
 });
 t.teardown(async () => {
     await host?.close();
-    await iob?.stop();
-    await limited?.stop();
+    await iob?.close();
+    await limited?.close();
+    await inProcess?.stop();
     rmSync(logDir, { recursive: true, force: true });
     rmSync(join(tmpdir(), 'rest-api-outside.log'), { force: true });
 });

@@ -4,17 +4,21 @@
  * with the caller's rights, the series limit, and credentials.
  */
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
 import { families, sampleValue } from '../support/prometheus';
 import { basic } from '../support/raw-request';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 let hooks: HookReceiver;
 const PRIVATE = '0_userdata.0.m.private';
 
 t.before(async () => {
-    iob = await startIobroker({ native: { metricsStates: '0_userdata.0.m.*, 0_userdata.0.other' } });
+    host = await startInProcess();
+    // over a real socket: requests are counted when their response closes, and a client that goes away needs one
+    iob = await appFixture(host, { metricsStates: '0_userdata.0.m.*, 0_userdata.0.other' }, { socket: true });
     hooks = await startHookReceiver();
     await iob.createState('0_userdata.0.m.temp', { type: 'number', unit: '°C', name: { en: 'Temperature', de: 'Temperatur' } as never }, 21.5);
     await iob.createState('0_userdata.0.m.on', { type: 'boolean' }, true);
@@ -26,7 +30,8 @@ t.before(async () => {
 });
 t.teardown(async () => {
     hooks?.close();
-    await iob?.stop();
+    await iob?.close();
+    await host?.stop();
 });
 
 const write = (id: string, val: ioBroker.StateValue) => iob.storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0' });

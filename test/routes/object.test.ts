@@ -1,9 +1,12 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    iob = await appFixture(host);
     await iob.createState('0_userdata.0.obj1', { type: 'number' }, 1);
     await iob.storage.objects.setObjectAsync('enum.rooms.kitchen', {
         _id: 'enum.rooms.kitchen',
@@ -12,7 +15,10 @@ t.before(async () => {
         native: {},
     });
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 const newObject = { type: 'state', common: { name: 'created', type: 'number', role: 'value', read: true, write: true }, native: { a: [1], b: 2 } };
 

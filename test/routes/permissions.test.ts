@@ -1,14 +1,20 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
 // the default user is a limited user: the ACL of its group decides, and js-controller's object ACLs apply
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 t.before(async () => {
-    iob = await startIobroker({ native: { defaultUser: 'reader' } });
+    host = await startInProcess();
+    iob = await appFixture(host, { defaultUser: 'reader' });
     await iob.createUser('reader', { state: { read: true, write: false, list: false }, object: { read: true, list: false } });
     await iob.createState('0_userdata.0.open', { type: 'number' }, 5);
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 t.test('allowed reads work with the same bodies as for admin', async t => {
     const res = await iob.request('/v1/state/0_userdata.0.open');

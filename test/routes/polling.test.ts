@@ -1,13 +1,19 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    iob = await appFixture(host);
     await iob.createState('0_userdata.0.p1', { type: 'number' }, 0);
     await iob.createState('0_userdata.0.p2', { type: 'number' }, 0);
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 const write = (id: string, val: ioBroker.StateValue) => iob.storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0' });
 
@@ -152,8 +158,8 @@ t.test('unload tells a pending poll {disconnect:true}', async t => {
 });
 
 t.test('sessions belong to their user', async t => {
-    const other = await startIobroker({ native: { auth: true } });
-    t.teardown(() => other.stop());
+    const other = await appFixture(host, { auth: true });
+    t.teardown(() => other.close());
     await other.createUser('alice', { state: { read: true } }, 'a');
     await other.createUser('bob', { state: { read: true } }, 'b');
     const alice = { Authorization: `Basic ${Buffer.from('alice:a').toString('base64')}` };
@@ -165,8 +171,8 @@ t.test('sessions belong to their user', async t => {
 });
 
 t.test('a pattern subscription only delivers states the user may read', async t => {
-    const other = await startIobroker({ native: { auth: true } });
-    t.teardown(() => other.stop());
+    const other = await appFixture(host, { auth: true });
+    t.teardown(() => other.close());
     await other.createUser('carol', { state: { read: true }, object: { read: true } }, 'c');
     const carol = { Authorization: `Basic ${Buffer.from('carol:c').toString('base64')}` };
     const acl = (state: number) => ({ owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x664, state });

@@ -3,17 +3,24 @@
  * web-extension path) exactly as at the root, with the same auth, limits, docs page and long polling.
  */
 import t from 'tap';
-import { startIobroker, type HttpAnswer, type IobFixture } from '../support/iobroker';
+import type { HttpAnswer } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 const PREFIXES = ['', '/rest-api'];
 const ID = '0_userdata.0.alias';
 
 t.before(async () => {
-    iob = await startIobroker({ native: { checkInterval: 0 } });
+    host = await startInProcess();
+    iob = await appFixture(host, { checkInterval: 0 });
     await iob.createState(ID, { type: 'number' }, 7);
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 /** The parts of an answer a client sees, without the times that differ between two reads; a 404 names the path asked for. */
 function seen(res: HttpAnswer): unknown {

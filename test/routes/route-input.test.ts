@@ -3,15 +3,21 @@
  * (true/false/1/0/on/off, bare flags), bounds from the schema, and 422 naming the parameter.
  */
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 const ID = '0_userdata.0.routeInput';
 t.before(async () => {
-    iob = await startIobroker({ native: { checkInterval: 0 } });
+    host = await startInProcess();
+    iob = await appFixture(host, { checkInterval: 0 });
     await iob.createState(ID, { type: 'number', unit: 'W' }, 1);
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 t.test('withInfo=1 and a bare ?withInfo merge the object, as withInfo=true does (4.0.2 ignored 1)', async t => {
     for (const query of ['withInfo=true', 'withInfo=1', 'withInfo', 'withInfo=on']) {

@@ -1,9 +1,11 @@
 import t from 'tap';
 import { fakeInstance, type FakeInstance } from '../support/fake-instance';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
-let limited: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
+let limited: AppFixture;
 let echo: FakeInstance;
 
 const REPLIES: Record<string, unknown> = {
@@ -15,15 +17,17 @@ const REPLIES: Record<string, unknown> = {
 };
 
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    iob = await appFixture(host);
     echo = await fakeInstance(iob, 'echo.0', (command, message) => (command in REPLIES ? REPLIES[command] : { command, message }));
-    limited = await startIobroker({ native: { defaultUser: 'limited' } });
+    limited = await appFixture(host, { defaultUser: 'limited' });
     await limited.createUser('limited', { other: { sendto: false } });
 });
 t.teardown(async () => {
     await echo?.close();
-    await iob?.stop();
-    await limited?.stop();
+    await iob?.close();
+    await limited?.close();
+    await host?.stop();
 });
 
 const q = (value: unknown): string => encodeURIComponent(JSON.stringify(value));

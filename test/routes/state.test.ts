@@ -1,9 +1,12 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 t.before(async () => {
-    iob = await startIobroker();
+    host = await startInProcess();
+    iob = await appFixture(host);
     await iob.createState('0_userdata.0.num', { type: 'number', min: 0, max: 100, name: 'Num State' }, 10);
     await iob.createState('0_userdata.0.plainNum', { type: 'number' }, 0);
     await iob.createState('0_userdata.0.bool', { type: 'boolean' }, false);
@@ -12,7 +15,10 @@ t.before(async () => {
     await iob.createState('0_userdata.0.onoff', { type: 'string' }, 'on');
     await iob.createState('0_userdata.0.empty', { type: 'number' });
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 t.test('reads one state with its id', async t => {
     const res = await iob.request('/v1/state/0_userdata.0.num');

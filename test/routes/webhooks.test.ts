@@ -5,18 +5,25 @@
  */
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { startInProcess, type InProcessHost } from '../support/in-process';
+import { appFixture, type AppFixture } from '../support/in-process-fixture';
 import { basic, rawRequest } from '../support/raw-request';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let iob: AppFixture;
 const ADMIN = basic('admin', 'iobroker');
 const BASE = 'rest-api.0.webhooks';
 
 t.before(async () => {
-    iob = await startIobroker({ native: { auth: true } });
+    host = await startInProcess();
+    // a real server: guessing is damped per client address, sent from another loopback address
+    iob = await appFixture(host, { auth: true }, { serve: true });
     await iob.createUser('writer', { object: { read: true, list: true, write: true }, state: { read: true, list: true, write: true } });
 });
-t.teardown(() => iob?.stop());
+t.teardown(async () => {
+    await iob?.close();
+    await host?.stop();
+});
 
 async function receiver(name: string, secret?: string): Promise<{ url: string; secret: string }> {
     const res = await iob.request(`/v1/webhooks/${name}`, { method: 'PUT', headers: ADMIN, ...(secret ? { body: { secret } } : {}) });

@@ -25,7 +25,7 @@ interface Message {
  * `name` is an instance (`echo.0`) or a host (`system.host.<name>`, answering sendToHost).
  * `handler` returning `undefined` sends no reply (to test timeouts).
  */
-export async function fakeInstance(iob: IobFixture, name: string, handler: MessageHandler): Promise<FakeInstance> {
+export async function fakeInstance(iob: Pick<IobFixture, 'storage'>, name: string, handler: MessageHandler): Promise<FakeInstance> {
     const isHost = name.startsWith('system.host.');
     const id = isHost ? name : `system.adapter.${name}`;
     if (!isHost) {

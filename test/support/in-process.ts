@@ -17,6 +17,7 @@ import { normalizeConfig } from '../../src/config';
 import { closeEvents, forwardChange, startEvents } from '../../src/lifecycle';
 import { close, createServer, listen } from '../../src/http/server';
 import { createServices } from '../../src/services';
+import { StorageLink } from '../../src/storage/link-state';
 import { INSTANCE_ID, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
 import type { HttpAnswer, RequestOptions } from './iobroker';
 import { encodeRequest, toAnswer } from './raw-request';
@@ -79,6 +80,8 @@ export async function startInProcess(): Promise<InProcessHost> {
     await writeInstance(storage, { bind: '127.0.0.1' });
     // compact: a stop ends in an 'exit' event instead of process.exit, as when js-controller hosts it
     const adapter = new utils.Adapter({ name: 'rest-api', dirname: PROJECT_ROOT, compact: true, compactInstance: 0, strictObjectChecks: false } as never);
+    // as main.ts does: watched from the start, so caches and /metrics see a storage outage
+    const link = new StorageLink(adapter);
     await waitReady(adapter);
     const apps = new Set<AppServices>();
     adapter.on('stateChange', (id, state) => apps.forEach(services => forwardChange(services, 'state', id, state)));
@@ -90,7 +93,7 @@ export async function startInProcess(): Promise<InProcessHost> {
         adapter,
         async app(native = {}, namespace) {
             const config = normalizeConfig({ ...instance.native, bind: '127.0.0.1', ...native });
-            const { services, routes } = createServices({ adapter, config, namespace });
+            const { services, routes } = createServices({ adapter, config, namespace, link });
             const app = createApp(services, routes);
             const checker = checkerFor({ ...instance.native, ...native });
             apps.add(services);
