@@ -12,7 +12,7 @@ import { AclCache } from '../src/access/rules';
 import { routeInput } from '../src/http/route-input';
 import { pollingRoute } from '../src/routes/polling';
 import { NameIndex } from '../src/storage/cache/name-index';
-import { PROJECT_ROOT } from '../scripts/embedded-storage';
+import { PROJECT_ROOT, startStorage, writeInstance } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { fakeInstance, type FakeInstance } from './support/fake-instance';
 import { startHookReceiver, type HookReceiver } from './support/hook-receiver';
@@ -21,6 +21,7 @@ import { startInProcess, type InProcessApp, type InProcessHost } from './support
 import { freePort } from './support/ports';
 import { basic, rawRequest } from './support/raw-request';
 import { checkedFetch } from './support/response-check';
+import { copySeed, ensureSeed } from './support/seed';
 
 let inproc: InProcessHost;
 let iob: InProcessApp;
@@ -447,14 +448,24 @@ t.test('§10 #39: unknown names and user rights do not rescan the objects per re
 
 t.test('§10 #33: in web-extension mode the options come from the rest-api instance, not from web', async t => {
     // test/web-extension.test.ts covers the mode itself and #11 (the user web authenticated)
-    // a spawned web host is under test, with a spawned adapter on storage of its own
-    const ext = await spawnAdapter(t);
+    // a spawned web host is under test, on storage of its own (no rest-api process needed: web serves it)
+    const ownDataDir = process.env.IOBROKER_DATA_DIR;
+    const extDir = mkdtempSync(join(tmpdir(), 'rest-api-ext-'));
+    await ensureSeed();
+    copySeed(extDir);
+    const ext = { storage: await startStorage({ dataDir: extDir, objectsPort: await freePort(), statesPort: await freePort() }) };
+    process.env.IOBROKER_DATA_DIR = ownDataDir;
+    t.teardown(async () => {
+        await ext.storage.close();
+        rmSync(extDir, { recursive: true, force: true });
+    });
+    await writeInstance(ext.storage, { bind: '127.0.0.1' });
     const webDir = mkdtempSync(join(tmpdir(), 'rest-api-web-'));
     t.teardown(() => rmSync(webDir, { recursive: true, force: true }));
     writeFileSync(join(webDir, 'io-package.json'), JSON.stringify({ common: { name: 'web', version: '9.1.0' }, native: {} }));
     writeFileSync(join(webDir, 'package.json'), JSON.stringify({ name: 'iobroker.web', version: '9.1.0' }));
-    await ext.createUser('viewer', { state: { read: true }, object: { read: true } }, 'v');
-    await ext.createState('0_userdata.0.ext', { type: 'number' }, 1);
+    await createUser(ext.storage, 'viewer', { state: { read: true }, object: { read: true } }, 'v');
+    await createState(ext.storage, '0_userdata.0.ext', { type: 'number' }, 1);
     const instance = await ext.storage.objects.getObjectAsync('system.adapter.rest-api.0');
     await ext.storage.objects.setObjectAsync('system.adapter.web.0', {
         _id: 'system.adapter.web.0',
