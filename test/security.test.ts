@@ -15,6 +15,7 @@ import { createState, createUser, startIobroker, type IobFixture } from './suppo
 import { startInProcess, type InProcessApp, type InProcessHost } from './support/in-process';
 import { basic } from './support/raw-request';
 import { socketRequest, type SocketAnswer } from './support/raw-socket';
+import { until } from './support/until';
 
 const ADMIN = basic('admin', 'iobroker');
 
@@ -318,13 +319,9 @@ t.test('passwords, tokens and hook secrets appear in no log line and no error bo
         iob = undefined;
         await fixture.stop();
     });
-    // debug logging: nothing secret may show up even in the most talkative log
-    const instance = await fixture.storage.objects.getObjectAsync('system.adapter.rest-api.0');
-    instance.common.loglevel = 'debug';
-    await fixture.storage.objects.setObjectAsync('system.adapter.rest-api.0', instance);
-    await fixture.storage.states.setStateAsync('system.adapter.rest-api.0.logLevel', { val: 'debug', ack: true, from: 'system.adapter.test.0' });
-    await fixture.restart();
-    port = fixture.port;
+    // debug logging: nothing secret may show up even in the most talkative log (switched at run time, as admin does)
+    await fixture.storage.states.setStateAsync('system.adapter.rest-api.0.logLevel', { val: 'debug', ack: false, from: 'system.adapter.test.0' });
+    await until(() => /Loglevel changed from "\w+" to "debug"/.test(fixture.logs()));
     await fixture.createState('0_userdata.0.sec', { type: 'number' }, 1);
     const secrets = ['Pw-Basic-8f3a1', 'Pw-Query-77c2e', 'Pw-Form-4d9b0', 'Rt-Guess-a1b2c3', 'Tk-Guess-d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3', 'Pw-New-5e6f7', 'Pw-User-9a8b7', 'whsec_U2VjcmV0LUhvb2stS2V5LTk5'];
     const bodies: string[] = [];
