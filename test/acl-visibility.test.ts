@@ -8,7 +8,8 @@
 import t, { type Test } from 'tap';
 import { fakeInstance, type FakeInstance } from './support/fake-instance';
 import { startHookReceiver, type HookReceiver } from './support/hook-receiver';
-import { startIobroker, type IobFixture } from './support/iobroker';
+import { createUser } from './support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from './support/in-process';
 import { openSse } from './support/sse-client';
 
 const PREFIX = '0_userdata.0.acl';
@@ -34,7 +35,13 @@ const KINDS: Record<string, Acl> = {
     annOwnsPrivate: { owner: 'system.user.ann', ownerGroup: 'system.group.ann_group', object: 0x600, state: 0x600 },
 };
 
-let iob: IobFixture;
+let host: InProcessHost;
+let app: InProcessApp;
+/** A fresh app with this config, as a restart of the adapter gave. */
+async function configure(native: Record<string, unknown> = {}): Promise<void> {
+    await app?.close();
+    app = await host.app({ auth: true, checkInterval: 0, ...native });
+}
 let hooks: HookReceiver;
 let history: FakeInstance;
 const ids: string[] = [];
@@ -43,35 +50,35 @@ const channels: string[] = [];
 const auth = (user: User | 'admin'): Record<string, string> => ({
     Authorization: `Basic ${Buffer.from(`${user}:${user === 'admin' ? 'iobroker' : 'secret'}`).toString('base64')}`,
 });
-const as = (user: User | 'admin', path: string, options: { method?: string; body?: unknown } = {}) => iob.request(path, { ...options, headers: auth(user) });
+const as = (user: User | 'admin', path: string, options: { method?: string; body?: unknown } = {}) => app.request(path, { ...options, headers: auth(user) });
 const sorted = (list: Iterable<string>) => [...list].sort();
 const MARKERS: Record<User, string> = { ann: `${PREFIX}.annOwns.s00`, bob: `${PREFIX}.bobOwnsOpen.s00` };
 
 async function writeObject(id: string, type: string, acl: Acl): Promise<void> {
     const common = type === 'state' ? { name: id, type: 'number', role: 'value', read: true, write: true } : { name: id };
-    await iob.storage.objects.setObjectAsync(id, { _id: id, type, common, native: {}, ...(acl ? { acl } : {}) });
+    await host.storage.objects.setObjectAsync(id, { _id: id, type, common, native: {}, ...(acl ? { acl } : {}) });
 }
 
 t.before(async () => {
     hooks = await startHookReceiver();
-    iob = await startIobroker({ native: { auth: true, checkInterval: 0 } });
+    host = await startInProcess();
     const rights = { object: { read: true, list: true }, state: { read: true, list: true }, file: { read: true, list: true }, other: { sendto: true } };
     for (const user of USERS) {
-        await iob.createUser(user, rights);
+        await createUser(host.storage, user, rights);
     }
     for (const [kind, acl] of Object.entries(KINDS)) {
         for (let i = 0; i < PER_KIND; i++) {
             const id = `${PREFIX}.${kind}.s${String(i).padStart(2, '0')}`;
             await writeObject(id, 'state', acl);
-            await iob.storage.states.setStateAsync(id, { val: i, ack: true, from: 'system.adapter.test.0' });
+            await host.storage.states.setStateAsync(id, { val: i, ack: true, from: 'system.adapter.test.0' });
             ids.push(id);
         }
         channels.push(`${PREFIX}.${kind}`);
         await writeObject(`${PREFIX}.${kind}`, 'channel', acl);
     }
     // an enum naming readable and unreadable members, and one the users may not read at all
-    await iob.storage.objects.setObjectAsync('enum.rooms.acltest', { _id: 'enum.rooms.acltest', type: 'enum', common: { name: 'acl test', members: [...ids] }, native: {} });
-    await iob.storage.objects.setObjectAsync('enum.rooms.hidden', {
+    await host.storage.objects.setObjectAsync('enum.rooms.acltest', { _id: 'enum.rooms.acltest', type: 'enum', common: { name: 'acl test', members: [...ids] }, native: {} });
+    await host.storage.objects.setObjectAsync('enum.rooms.hidden', {
         _id: 'enum.rooms.hidden',
         type: 'enum',
         common: { name: 'hidden', members: [ids[0]] },
@@ -83,18 +90,20 @@ t.before(async () => {
         ['openfiles.0', 0x664],
         ['hiddenfiles.0', 0x600],
     ] as const) {
-        await iob.storage.objects.setObjectAsync(meta, { _id: meta, type: 'meta', common: { name: meta, type: 'meta.user' }, native: {}, acl: { owner: ADMIN, ownerGroup: ADMINS, object } });
-        await iob.storage.objects.writeFileAsync(meta, 'a.txt', 'x');
+        await host.storage.objects.setObjectAsync(meta, { _id: meta, type: 'meta', common: { name: meta, type: 'meta.user' }, native: {}, acl: { owner: ADMIN, ownerGroup: ADMINS, object } });
+        await host.storage.objects.writeFileAsync(meta, 'a.txt', 'x');
     }
     // a hidden instance object, and a history instance that answers every message with an empty list
     await writeObject('system.adapter.secret.0', 'instance', { owner: ADMIN, ownerGroup: ADMINS, object: 0x600 });
-    history = await fakeInstance(iob, 'history.0', () => ({ result: [], step: 0 }));
-    const instance = await iob.storage.objects.getObjectAsync('system.adapter.history.0');
-    await iob.storage.objects.setObjectAsync('system.adapter.history.0', { ...instance, common: { ...instance.common, getHistory: true, type: 'storage' } });
+    history = await fakeInstance({ storage: host.storage } as never, 'history.0', () => ({ result: [], step: 0 }));
+    const instance = await host.storage.objects.getObjectAsync('system.adapter.history.0');
+    await host.storage.objects.setObjectAsync('system.adapter.history.0', { ...instance, common: { ...instance.common, getHistory: true, type: 'storage' } });
+    await configure();
 });
 t.teardown(async () => {
     await history?.close();
-    await iob?.stop();
+    await app?.close();
+    await host?.stop();
     hooks?.close();
 });
 
@@ -235,18 +244,18 @@ async function checkEvents(t: Test, round: number): Promise<void> {
         t.equal(res.status, 200, `${user}: polling subscription`);
         res = await as(user, '/v1/states/subscribe', { method: 'POST', body: { url: `${hooks.url}/${user}-${round}`, pattern: PATTERN } });
         t.equal(res.status, 200, `${user}: hook`);
-        const sse = await openSse(`${iob.baseUrl}/v1/events?pattern=${PATTERN}`, auth(user));
+        const sse = await openSse(`${await app.serve()}/v1/events?pattern=${PATTERN}`, auth(user));
         t.equal(sse.status, 200, `${user}: event stream`);
         streams.set(user, sse);
     }
     const written = round * 1000;
     for (const id of ids) {
-        await iob.storage.states.setStateAsync(id, { val: written, ack: true, from: 'system.adapter.test.0' });
+        await host.storage.states.setStateAsync(id, { val: written, ack: true, from: 'system.adapter.test.0' });
     }
     // a marker each user owns (readable in both modes) ends that user's collection
     await new Promise(r => setTimeout(r, 200));
     for (const marker of Object.values(MARKERS)) {
-        await iob.storage.states.setStateAsync(marker, { val: written + 1, ack: true, from: 'system.adapter.test.0' });
+        await host.storage.states.setStateAsync(marker, { val: written + 1, ack: true, from: 'system.adapter.test.0' });
     }
 
     for (const user of USERS) {
@@ -293,7 +302,7 @@ async function checkEvents(t: Test, round: number): Promise<void> {
 for (const ownerOnly of [false, true]) {
     t.test(`onlyAllowWhenUserIsOwner ${ownerOnly ? 'on' : 'off'}`, async t => {
         if (ownerOnly) {
-            await iob.restart({ onlyAllowWhenUserIsOwner: true });
+            await configure({ onlyAllowWhenUserIsOwner: true });
         }
         for (const user of USERS) {
             await checkListings(t, user);
@@ -303,7 +312,7 @@ for (const ownerOnly of [false, true]) {
 }
 
 t.test('an ACL change applies to the next listing and the next event', async t => {
-    await iob.restart({ onlyAllowWhenUserIsOwner: false });
+    await configure({ onlyAllowWhenUserIsOwner: false });
     const id = `${PREFIX}.open.s05`;
     let res = await as('ann', `/v1/states?filter=${PATTERN}`);
     t.ok(id in res.json, 'listed while open');
@@ -317,8 +326,8 @@ t.test('an ACL change applies to the next listing and the next event', async t =
     }
     res = await as('ann', `/v1/states?filter=${PATTERN}`);
     t.notOk(id in res.json, 'the next listing leaves it out');
-    await iob.storage.states.setStateAsync(id, { val: 55, ack: true, from: 'system.adapter.test.0' });
-    await iob.storage.states.setStateAsync(`${PREFIX}.open.s06`, { val: 56, ack: true, from: 'system.adapter.test.0' });
+    await host.storage.states.setStateAsync(id, { val: 55, ack: true, from: 'system.adapter.test.0' });
+    await host.storage.states.setStateAsync(`${PREFIX}.open.s06`, { val: 56, ack: true, from: 'system.adapter.test.0' });
     const got: string[] = [];
     for (let i = 0; i < 20 && !got.includes(`${PREFIX}.open.s06`); i++) {
         const poll = await as('ann', '/v1/polling?sid=change&batch=true&timeout=500');

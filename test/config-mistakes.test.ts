@@ -3,28 +3,34 @@
  * instead of crashing in a loop (a missing certificate is covered in test/auth/tls.test.ts).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { PROJECT_ROOT } from '../scripts/embedded-storage';
+import { PROJECT_ROOT, startStorage, writeInstance } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
-import { startIobroker } from './support/iobroker';
+import { freePort } from './support/ports';
+import { copySeed, ensureSeed } from './support/seed';
 
 t.test('a port in use: one clear error line, the process stays up, no retry storm', async t => {
-    const iob = await startIobroker();
-    t.teardown(() => iob.stop());
+    // storage only: the one adapter process is the one under test
+    const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-test-'));
+    await ensureSeed();
+    copySeed(dataDir);
+    const storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
+    t.teardown(async () => {
+        await storage.close();
+        rmSync(dataDir, { recursive: true, force: true });
+    });
     const squatter = createServer();
     await new Promise<void>(resolve => squatter.listen(0, '127.0.0.1', resolve));
     t.teardown(() => squatter.close());
     const taken = (squatter.address() as { port: number }).port;
-
-    // the fixture's own process goes first: js-controller refuses a second one while it is alive
-    await iob.stopAdapter();
-    const instance = await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0');
-    await iob.storage.objects.setObjectAsync('system.adapter.rest-api.0', { ...instance, native: { ...instance.native, port: taken } });
+    await writeInstance(storage, { bind: '127.0.0.1', port: taken });
 
     const proc = spawn(process.execPath, ['--require', join(__dirname, 'support', 'exit-with-parent.js'), join(PROJECT_ROOT, 'build', 'src', 'main.js'), '--console'], {
-        env: { ...process.env, IOBROKER_DATA_DIR: iob.storage.dataDir },
+        env: { ...process.env, IOBROKER_DATA_DIR: storage.dataDir },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     t.teardown(() => stopProcess(proc));

@@ -7,28 +7,46 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { AclCache } from '../src/access/rules';
 import { routeInput } from '../src/http/route-input';
 import { pollingRoute } from '../src/routes/polling';
 import { NameIndex } from '../src/storage/cache/name-index';
-import { PROJECT_ROOT } from '../scripts/embedded-storage';
+import { PROJECT_ROOT, startStorage, writeInstance } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { fakeInstance, type FakeInstance } from './support/fake-instance';
 import { startHookReceiver, type HookReceiver } from './support/hook-receiver';
-import { startIobroker, type IobFixture } from './support/iobroker';
+import { createState, createUser, startIobroker, type IobFixture } from './support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from './support/in-process';
 import { freePort } from './support/ports';
 import { basic, rawRequest } from './support/raw-request';
 import { checkedFetch } from './support/response-check';
+import { copySeed, ensureSeed } from './support/seed';
 
-let iob: IobFixture;
-let secured: IobFixture;
+let inproc: InProcessHost;
+let iob: InProcessApp;
+let secured: InProcessApp;
+let securedUrl = '';
+/** Adapter processes this file spawns where a process is under test; killed if the test process dies. */
+const spawned = new Set<IobFixture>();
+
+/** A spawned adapter on storage of its own; this process keeps reading its own data dir. */
+async function spawnAdapter(t: Test, native: Record<string, unknown> = {}): Promise<IobFixture> {
+    const ownDataDir = process.env.IOBROKER_DATA_DIR;
+    const fixture = await startIobroker({ native });
+    process.env.IOBROKER_DATA_DIR = ownDataDir;
+    spawned.add(fixture);
+    t.teardown(async () => {
+        spawned.delete(fixture);
+        await fixture.stop();
+    });
+    return fixture;
+}
 let hooks: HookReceiver;
 const fakes: FakeInstance[] = [];
 const startedAt = Date.now();
 
-const write = (fixture: IobFixture, id: string, val: ioBroker.StateValue, ack = true) =>
-    fixture.storage.states.setStateAsync(id, { val, ack, from: 'system.adapter.test.0' });
+const write = (id: string, val: ioBroker.StateValue, ack = true) => inproc.storage.states.setStateAsync(id, { val, ack, from: 'system.adapter.test.0' });
 
 async function until(check: () => boolean, ms = 5000): Promise<boolean> {
     const end = Date.now() + ms;
@@ -39,7 +57,7 @@ async function until(check: () => boolean, ms = 5000): Promise<boolean> {
 }
 
 /** Polls a session until `count` events arrived (each poll waits at most 1 s). */
-async function pollEvents(fixture: IobFixture, sid: string, count: number, headers: Record<string, string> = {}): Promise<any[]> {
+async function pollEvents(fixture: InProcessApp, sid: string, count: number, headers: Record<string, string> = {}): Promise<any[]> {
     const got: any[] = [];
     for (let i = 0; i < count + 5 && got.length < count; i++) {
         const res = await fixture.request(`/v1/polling?sid=${sid}&timeout=1000&batch=true`, { headers });
@@ -52,22 +70,25 @@ async function pollEvents(fixture: IobFixture, sid: string, count: number, heade
 
 t.before(async () => {
     hooks = await startHookReceiver();
-    iob = await startIobroker({ native: { hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 } });
-    await iob.createState('0_userdata.0.d1', { type: 'number' }, 0);
-    await iob.createState('0_userdata.0.d2', { type: 'number' }, 0);
-    await iob.createState('0_userdata.0.unset', { type: 'number', name: 'Unset Value' });
-    secured = await startIobroker({ native: { auth: true } });
-    await secured.createUser('stateonly', { state: { read: true, list: true }, object: { read: false } }, 's');
-    await secured.createUser('objects', { state: { read: true }, object: { read: true } }, 'o');
+    inproc = await startInProcess();
+    // both apps serve the same storage, as the two adapters of 4.0.2's tests did their own
+    iob = await inproc.app({ hookRetryMs: 50, hookMaxFailures: 3, checkInterval: 0 });
+    await createState(inproc.storage, '0_userdata.0.d1', { type: 'number' }, 0);
+    await createState(inproc.storage, '0_userdata.0.d2', { type: 'number' }, 0);
+    await createState(inproc.storage, '0_userdata.0.unset', { type: 'number', name: 'Unset Value' });
+    secured = await inproc.app({ auth: true });
+    securedUrl = await secured.serve();
+    await createUser(inproc.storage, 'stateonly', { state: { read: true, list: true }, object: { read: false } }, 's');
+    await createUser(inproc.storage, 'objects', { state: { read: true }, object: { read: true } }, 'o');
     for (const name of ['damp1', 'damp2', 'damp3', 'damp4']) {
-        await secured.createUser(name, {}, 'right');
+        await createUser(inproc.storage, name, {}, 'right');
     }
-    await secured.createState('0_userdata.0.acl', { type: 'number', name: 'Acl State' }, 5);
+    await createState(inproc.storage, '0_userdata.0.acl', { type: 'number', name: 'Acl State' }, 5);
 });
 // a crashed or killed test process must not leave adapter processes behind
 process.once('exit', () => {
-    for (const fixture of [iob, secured]) {
-        if (fixture?.pid) {
+    for (const fixture of spawned) {
+        if (fixture.pid) {
             process.kill(fixture.pid, 'SIGKILL');
         }
     }
@@ -76,18 +97,19 @@ t.teardown(async () => {
     for (const fake of fakes) {
         await fake.close();
     }
-    await iob?.stop();
-    await secured?.stop();
+    await iob?.close();
+    await secured?.close();
+    await inproc?.stop();
     hooks?.close();
 });
 
 t.test('§10 #4: addHistory answered with nothing by the history instance is 502, no crash', async t => {
     // the fake instance replies null to storeState, the closest js-controller gets to "undefined"
-    fakes.push(await fakeInstance(iob, 'nullhistory.0', () => null));
-    await iob.createState('0_userdata.0.h', { type: 'number' }, 1);
-    const config = await iob.storage.objects.getObjectAsync('system.config');
+    fakes.push(await fakeInstance({ storage: inproc.storage } as never, 'nullhistory.0', () => null));
+    await createState(inproc.storage, '0_userdata.0.h', { type: 'number' }, 1);
+    const config = await inproc.storage.objects.getObjectAsync('system.config');
     config.common.defaultHistory = 'nullhistory.0';
-    await iob.storage.objects.setObjectAsync('system.config', config);
+    await inproc.storage.objects.setObjectAsync('system.config', config);
     const res = await iob.request('/v1/addHistory/0_userdata.0.h?val=2');
     t.equal(res.status, 502);
     t.same(res.json, { error: 'The history instance answered nothing', id: '0_userdata.0.h' });
@@ -98,6 +120,9 @@ t.test('§10 #4: addHistory answered with nothing by the history instance is 502
 });
 
 t.test('§10 #6: a failed write with a timeout answers once; its waiter ends without writing again', async t => {
+    // a crash of the adapter and its log lines are under test: a spawned adapter process
+    const iob = await spawnAdapter(t, { checkInterval: 0 });
+    await iob.createState('0_userdata.0.d1', { type: 'number' }, 0);
     const pid = iob.pid;
     // 422 from js-controller (a property a state may not have) before any ack could come
     let res = await iob.request('/v1/state/0_userdata.0.d1?timeout=300', { method: 'PATCH', body: { val: 1, unknownProperty: true } });
@@ -117,7 +142,7 @@ t.test('§10 #16: a timed-out ack waiter does not end another waiter on the same
     const short = await iob.request(`/v1/state/${id}?value=8&timeout=200`);
     t.equal(short.status, 501, 'the short waiter times out');
     await new Promise(r => setTimeout(r, 200));
-    await write(iob, id, 9, true);
+    await write(id, 9, true);
     const res = await long;
     t.equal(res.status, 200, 'the long waiter still hears the acknowledgement');
     t.match(res.json, { val: 9, ack: true, id });
@@ -161,7 +186,7 @@ t.test('§10 #7: starting and serving the docs writes nothing into the installat
 t.test('§10 #10: X-Forwarded-For neither picks a polling session nor escapes password damping', async t => {
     const a = { localAddress: '127.0.0.2' };
     const b = { localAddress: '127.0.0.3' };
-    const base = iob.baseUrl;
+    const base = await iob.serve();
     // without sid a session is keyed by the client address, as in 4.0.2, but never by a header
     let res = await rawRequest(`${base}/v1/states/subscribe`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ method: 'polling', pattern: '0_userdata.0.xff*' }), ...a });
     t.equal(res.status, 200);
@@ -172,7 +197,7 @@ t.test('§10 #10: X-Forwarded-For neither picks a polling session nor escapes pa
 
     const tries = async (user: string, headers: (i: number) => Record<string, string>, localAddress: string): Promise<number> => {
         for (let i = 1; i <= 20; i++) {
-            const r = await rawRequest(`${secured.baseUrl}/v1/command/getVersion`, { headers: { ...basic(user, 'wrong'), ...headers(i) }, localAddress });
+            const r = await rawRequest(`${securedUrl}/v1/command/getVersion`, { headers: { ...basic(user, 'wrong'), ...headers(i) }, localAddress });
             if (r.status === 429) {
                 return i;
             }
@@ -210,7 +235,7 @@ t.test('§10 #17: an object URL hook without method works; the single-object rou
     let res = await iob.request('/v1/object/0_userdata.0.d1/subscribe', { method: 'POST', body: { url: `${hooks.url}/obj` } });
     t.equal(res.status, 200, '4.0.2: 500 TypeError ... delta');
     t.match(res.json, { _id: '0_userdata.0.d1' });
-    await iob.storage.objects.extendObjectAsync('0_userdata.0.d1', { common: { unit: 'kWh' } });
+    await inproc.storage.objects.extendObjectAsync('0_userdata.0.d1', { common: { unit: 'kWh' } });
     t.ok(await until(() => hooks.received.some(r => r.url === '/hook/obj' && r.body.includes('"obj"'))), 'the object event arrives');
     res = await iob.request('/v1/state/0_userdata.0.d1/subscribe', { method: 'POST', body: { url: 'http://127.0.0.1:1/nothing' } });
     t.equal(res.status, 422, '4.0.2 ignored the failed check on this route');
@@ -226,7 +251,7 @@ t.test('§10 #18: hook failures are forgiven by a success; GET and PATCH deliver
     // hookMaxFailures is 3: two failures before every success, six in all, never three in a row
     for (const val of [101, 102, 103]) {
         hooks.failNext = [500, 500];
-        await write(iob, '0_userdata.0.d2', val);
+        await write('0_userdata.0.d2', val);
         t.ok(await until(() => hooks.received.some(r => r.url === '/hook/forgive' && r.body.includes(`"val":${val}`))), `${val} delivered after two failures`);
     }
     res = await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(url)}`);
@@ -238,7 +263,7 @@ t.test('§10 #18: hook failures are forgiven by a success; GET and PATCH deliver
         const target = `${hooks.url}/${method.toLowerCase()}`;
         res = await iob.request('/v1/state/0_userdata.0.d2/subscribe', { method: 'POST', body: { url: target, method } });
         t.equal(res.status, 200, method);
-        await write(iob, '0_userdata.0.d2', method === 'GET' ? 201 : 202);
+        await write('0_userdata.0.d2', method === 'GET' ? 201 : 202);
         t.ok(await until(() => hooks.received.some(r => r.url.startsWith(`/hook/${method.toLowerCase()}`) && r.method === method && /"val":20[12]|%22val%22%3A20[12]/.test(r.url + r.body))), `${method} delivery`);
         // the first call is the registration check {test:true}
         const bodies = hooks.received.filter(r => r.method === method).map(r => JSON.parse(method === 'GET' ? new URL(r.url, 'http://x').searchParams.get('event')! : r.body));
@@ -250,24 +275,24 @@ t.test('§10 #18: hook failures are forgiven by a success; GET and PATCH deliver
 
 t.test('§10 #19: polling keeps old events, survives aborted polls, batches, and bounds its timeout', async t => {
     await iob.request('/v1/state/0_userdata.0.d1/subscribe?sid=old&method=polling');
-    await write(iob, '0_userdata.0.d1', 301);
+    await write('0_userdata.0.d1', 301);
     await new Promise(r => setTimeout(r, 3500));
     let res = await iob.request('/v1/polling?sid=old&timeout=1000');
     t.match(JSON.parse(res.text), { id: '0_userdata.0.d1', state: { val: 301 } }, 'an event older than 3 s is still delivered');
 
     // a poll whose client goes away must not take the next event with it
     const controller = new AbortController();
-    const aborted = checkedFetch(`${iob.baseUrl}/v1/polling?sid=old&timeout=5000`, { signal: controller.signal }).catch(() => undefined);
+    const aborted = checkedFetch(`${await iob.serve()}/v1/polling?sid=old&timeout=5000`, { signal: controller.signal }).catch(() => undefined);
     await new Promise(r => setTimeout(r, 200));
     controller.abort();
     await aborted;
     await new Promise(r => setTimeout(r, 200));
-    await write(iob, '0_userdata.0.d1', 302);
+    await write('0_userdata.0.d1', 302);
     res = await iob.request('/v1/polling?sid=old&timeout=1000');
     t.match(JSON.parse(res.text), { id: '0_userdata.0.d1', state: { val: 302 } }, 'the event after an aborted poll arrives');
 
     for (const val of [303, 304, 305]) {
-        await write(iob, '0_userdata.0.d1', val);
+        await write('0_userdata.0.d1', val);
     }
     await new Promise(r => setTimeout(r, 200));
     res = await iob.request('/v1/polling?sid=old&batch=true&timeout=1000');
@@ -278,7 +303,7 @@ t.test('§10 #19: polling keeps old events, survives aborted polls, batches, and
     t.equal(res.text, '_');
     const started = Date.now();
     const slow = new AbortController();
-    const pending = checkedFetch(`${iob.baseUrl}/v1/polling?sid=nan`, { signal: slow.signal }).then(() => Date.now() - started, () => undefined);
+    const pending = checkedFetch(`${await iob.serve()}/v1/polling?sid=nan`, { signal: slow.signal }).then(() => Date.now() - started, () => undefined);
     await new Promise(r => setTimeout(r, 1500));
     slow.abort();
     t.equal(await pending, undefined, 'a poll after connect&timeout=NaN waits instead of answering at once');
@@ -294,11 +319,11 @@ t.test('§10 #19: polling keeps old events, survives aborted polls, batches, and
 
 t.test('§10 #20: subscribing again replaces the filter', async t => {
     await iob.request('/v1/state/0_userdata.0.d2/subscribe?sid=refilter&method=polling', { method: 'POST', body: { onchange: true } });
-    await write(iob, '0_userdata.0.d2', 400);
-    await write(iob, '0_userdata.0.d2', 400);
+    await write('0_userdata.0.d2', 400);
+    await write('0_userdata.0.d2', 400);
     t.same((await pollEvents(iob, 'refilter', 1)).map(e => e.state.val), [400], 'onchange suppresses the repeat');
     await iob.request('/v1/state/0_userdata.0.d2/subscribe?sid=refilter&method=polling', { method: 'POST', body: {} });
-    await write(iob, '0_userdata.0.d2', 400);
+    await write('0_userdata.0.d2', 400);
     t.same((await pollEvents(iob, 'refilter', 1)).map(e => e.state.val), [400], 'without onchange the same value arrives again');
 });
 
@@ -322,8 +347,8 @@ t.test('§10 #25: error bodies name the object id, never the name or an array', 
 
 t.test('§10 #28: history, host log and host commands end with 504 when nobody answers', async t => {
     // fakes that receive but never reply
-    fakes.push(await fakeInstance(iob, 'silent.0', () => undefined));
-    fakes.push(await fakeInstance(iob, 'system.host.silent', () => undefined));
+    fakes.push(await fakeInstance({ storage: inproc.storage } as never, 'silent.0', () => undefined));
+    fakes.push(await fakeInstance({ storage: inproc.storage } as never, 'system.host.silent', () => undefined));
     const started = Date.now();
     const timed = (path: string) => iob.request(path).then(res => ({ res, ms: Date.now() - started }));
     const [history, log, host] = await Promise.all([
@@ -345,7 +370,7 @@ t.test('§10 #29: a log folder given relative to the ioBroker root is found', as
     writeFileSync(join(folder, 'iobroker.2026-02-02.log'), 'relative <folder> works');
     // js-controller resolves relative names from its root, node_modules/iobroker.js-controller/../..
     const root = join(dirname(require.resolve('iobroker.js-controller/package.json')), '..', '..');
-    const file = join(iob.storage.dataDir, 'iobroker.json');
+    const file = join(inproc.storage.dataDir, 'iobroker.json');
     const config = JSON.parse(readFileSync(file, 'utf8'));
     config.log.transport.rel = { type: 'file', enabled: true, filename: relative(root, join(folder, 'iobroker')), fileext: '.log' };
     writeFileSync(file, JSON.stringify(config, null, 2));
@@ -423,16 +448,24 @@ t.test('§10 #39: unknown names and user rights do not rescan the objects per re
 
 t.test('§10 #33: in web-extension mode the options come from the rest-api instance, not from web', async t => {
     // test/web-extension.test.ts covers the mode itself and #11 (the user web authenticated)
-    const ext = await startIobroker();
-    const webDir = mkdtempSync(join(tmpdir(), 'rest-api-web-'));
+    // a spawned web host is under test, on storage of its own (no rest-api process needed: web serves it)
+    const ownDataDir = process.env.IOBROKER_DATA_DIR;
+    const extDir = mkdtempSync(join(tmpdir(), 'rest-api-ext-'));
+    await ensureSeed();
+    copySeed(extDir);
+    const ext = { storage: await startStorage({ dataDir: extDir, objectsPort: await freePort(), statesPort: await freePort() }) };
+    process.env.IOBROKER_DATA_DIR = ownDataDir;
     t.teardown(async () => {
-        await ext.stop();
-        rmSync(webDir, { recursive: true, force: true });
+        await ext.storage.close();
+        rmSync(extDir, { recursive: true, force: true });
     });
+    await writeInstance(ext.storage, { bind: '127.0.0.1' });
+    const webDir = mkdtempSync(join(tmpdir(), 'rest-api-web-'));
+    t.teardown(() => rmSync(webDir, { recursive: true, force: true }));
     writeFileSync(join(webDir, 'io-package.json'), JSON.stringify({ common: { name: 'web', version: '9.1.0' }, native: {} }));
     writeFileSync(join(webDir, 'package.json'), JSON.stringify({ name: 'iobroker.web', version: '9.1.0' }));
-    await ext.createUser('viewer', { state: { read: true }, object: { read: true } }, 'v');
-    await ext.createState('0_userdata.0.ext', { type: 'number' }, 1);
+    await createUser(ext.storage, 'viewer', { state: { read: true }, object: { read: true } }, 'v');
+    await createState(ext.storage, '0_userdata.0.ext', { type: 'number' }, 1);
     const instance = await ext.storage.objects.getObjectAsync('system.adapter.rest-api.0');
     await ext.storage.objects.setObjectAsync('system.adapter.web.0', {
         _id: 'system.adapter.web.0',
@@ -465,7 +498,7 @@ t.test('§10 #33: in web-extension mode the options come from the rest-api insta
 t.test('§10 #14: password damping is the same over HTTPS as over HTTP', async t => {
     const count = async (user: string, from: string): Promise<number> => {
         for (let i = 1; i <= 20; i++) {
-            const res = await rawRequest(`${secured.baseUrl}/v1/command/getVersion`, { headers: basic(user, 'nope'), localAddress: from });
+            const res = await rawRequest(`${securedUrl}/v1/command/getVersion`, { headers: basic(user, 'nope'), localAddress: from });
             if (res.status === 429) {
                 t.ok(res.headers['retry-after'], 'Retry-After');
                 t.type(res.json.error, 'string');
@@ -476,12 +509,14 @@ t.test('§10 #14: password damping is the same over HTTPS as over HTTP', async t
         return Infinity;
     };
     const overHttp = await count('damp3', '127.0.2.1');
-    await secured.restart({ secure: true });
-    t.equal(new URL(secured.baseUrl).protocol, 'https:');
+    await secured.close();
+    secured = await inproc.app({ auth: true, secure: true });
+    securedUrl = await secured.serve();
+    t.equal(new URL(securedUrl).protocol, 'https:');
     const overHttps = await count('damp4', '127.0.2.2');
     t.ok(overHttps < 20, 'HTTPS damps too (4.0.2 did not)');
     t.equal(overHttps, overHttp, `both lock after ${overHttp - 1} failures`);
-    const ok = await rawRequest(`${secured.baseUrl}/v1/command/getVersion`, { headers: basic('admin', 'iobroker'), localAddress: '127.0.2.3' });
+    const ok = await rawRequest(`${securedUrl}/v1/command/getVersion`, { headers: basic('admin', 'iobroker'), localAddress: '127.0.2.3' });
     t.equal(ok.status, 200, 'another address with the right password gets in');
 });
 

@@ -5,28 +5,32 @@
 import { createServer, request, type Server } from 'node:http';
 import { connect } from 'node:net';
 import t from 'tap';
-import { startIobroker, type IobFixture } from './support/iobroker';
+import { createState, createUser } from './support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from './support/in-process';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let app: InProcessApp;
+/** The app's real loopback server: slow clients and streamed bodies need a socket. */
+let baseUrl = '';
 let receiver: Server;
 let receiverUrl = '';
 t.before(async () => {
-    iob = await startIobroker({
-        native: {
-            pollSessionsPerUser: 2,
-            pollSessionsTotal: 3,
-            hooksPerUser: 1,
-            hooksTotal: 2,
-            sseStreamsPerUser: 1,
-            sseStreamsTotal: 5,
-            bodyLimit: 4096,
-            headersTimeout: 2000,
-            requestTimeout: 4000,
-            auth: true,
-        },
+    host = await startInProcess();
+    app = await host.app({
+        pollSessionsPerUser: 2,
+        pollSessionsTotal: 3,
+        hooksPerUser: 1,
+        hooksTotal: 2,
+        sseStreamsPerUser: 1,
+        sseStreamsTotal: 5,
+        bodyLimit: 4096,
+        headersTimeout: 2000,
+        requestTimeout: 4000,
+        auth: true,
     });
-    await iob.createUser('other', { state: { read: true, write: true } }, 'o');
-    await iob.createState('0_userdata.0.limited', { type: 'string' }, 'kept');
+    baseUrl = await app.serve();
+    await createUser(host.storage, 'other', { state: { read: true, write: true } }, 'o');
+    await createState(host.storage, '0_userdata.0.limited', { type: 'string' }, 'kept');
     receiver = createServer((req, res) => {
         req.resume();
         req.on('end', () => res.end('{}'));
@@ -36,7 +40,8 @@ t.before(async () => {
 });
 t.teardown(async () => {
     receiver?.close();
-    await iob?.stop();
+    await app?.close();
+    await host?.stop();
 });
 
 const admin = { Authorization: `Basic ${Buffer.from('admin:iobroker').toString('base64')}` };
@@ -44,22 +49,22 @@ const other = { Authorization: `Basic ${Buffer.from('other:o').toString('base64'
 
 t.test('long-polling sessions are capped per user and in total', async t => {
     for (const sid of ['a1', 'a2']) {
-        t.equal((await iob.request(`/v1/polling?sid=${sid}&connect`, { headers: admin })).status, 200);
+        t.equal((await app.request(`/v1/polling?sid=${sid}&connect`, { headers: admin })).status, 200);
     }
-    const third = await iob.request('/v1/polling?sid=a3&connect', { headers: admin });
+    const third = await app.request('/v1/polling?sid=a3&connect', { headers: admin });
     t.equal(third.status, 429);
     t.ok(third.headers['retry-after'], 'Retry-After');
     t.match(third.json, { error: /Too many/ });
-    t.equal((await iob.request('/v1/polling?sid=a1&connect', { headers: admin })).status, 200, 'existing sessions go on');
-    t.equal((await iob.request('/v1/polling?sid=o1&connect', { headers: other })).status, 200, 'another user has room');
-    t.equal((await iob.request('/v1/polling?sid=o2&connect', { headers: other })).status, 429, 'the total is reached');
-    const subscribe = await iob.request('/v1/states/subscribe?sid=o3', { method: 'POST', body: { method: 'polling', pattern: '0_userdata.0.*' }, headers: other });
+    t.equal((await app.request('/v1/polling?sid=a1&connect', { headers: admin })).status, 200, 'existing sessions go on');
+    t.equal((await app.request('/v1/polling?sid=o1&connect', { headers: other })).status, 200, 'another user has room');
+    t.equal((await app.request('/v1/polling?sid=o2&connect', { headers: other })).status, 429, 'the total is reached');
+    const subscribe = await app.request('/v1/states/subscribe?sid=o3', { method: 'POST', body: { method: 'polling', pattern: '0_userdata.0.*' }, headers: other });
     t.equal(subscribe.status, 429, 'subscribing cannot create one either');
 });
 
 t.test('URL hooks are capped per user and in total', async t => {
     const hook = (path: string, headers: Record<string, string>) =>
-        iob.request('/v1/states/subscribe', { method: 'POST', body: { url: `${receiverUrl}/${path}`, pattern: '0_userdata.0.*' }, headers });
+        app.request('/v1/states/subscribe', { method: 'POST', body: { url: `${receiverUrl}/${path}`, pattern: '0_userdata.0.*' }, headers });
     t.equal((await hook('a', admin)).status, 200);
     const second = await hook('b', admin);
     t.equal(second.status, 429);
@@ -72,7 +77,7 @@ t.test('URL hooks are capped per user and in total', async t => {
 t.test('event streams are capped per user', async t => {
     const open = () =>
         new Promise<{ status: number; close(): void }>((resolve, reject) => {
-            const req = request(`${iob.baseUrl}/v1/events?pattern=0_userdata.0.*`, { headers: admin }, res => resolve({ status: res.statusCode ?? 0, close: () => req.destroy() }));
+            const req = request(`${baseUrl}/v1/events?pattern=0_userdata.0.*`, { headers: admin }, res => resolve({ status: res.statusCode ?? 0, close: () => req.destroy() }));
             req.on('error', reject);
             req.end();
         });
@@ -86,7 +91,7 @@ t.test('event streams are capped per user', async t => {
 
 t.test('the body limit applies while a chunked body streams in, and nothing is stored', async t => {
     const status = await new Promise<number>((resolve, reject) => {
-        const req = request(`${iob.baseUrl}/v1/state/0_userdata.0.limited`, { method: 'PATCH', headers: { ...admin, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, res => {
+        const req = request(`${baseUrl}/v1/state/0_userdata.0.limited`, { method: 'PATCH', headers: { ...admin, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, res => {
             res.resume();
             resolve(res.statusCode ?? 0);
         });
@@ -105,13 +110,13 @@ t.test('the body limit applies while a chunked body streams in, and nothing is s
         req.on('close', () => reject(new Error('closed before an answer')));
     }).catch(() => -1);
     t.ok(status === 413 || status === -1, `413 or the connection cut (${status})`);
-    t.equal((await iob.storage.states.getStateAsync('0_userdata.0.limited')).val, 'kept');
+    t.equal((await host.storage.states.getStateAsync('0_userdata.0.limited')).val, 'kept');
 });
 
 t.test('a client that never finishes its headers loses the connection (slowloris)', async t => {
     const started = Date.now();
     const ended = await new Promise<string>(resolve => {
-        const socket = connect(iob.port, '127.0.0.1', () => socket.write('GET /v1/state/0_userdata.0.limited HTTP/1.1\r\nHost: x\r\n'));
+        const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1', () => socket.write('GET /v1/state/0_userdata.0.limited HTTP/1.1\r\nHost: x\r\n'));
         let answer = '';
         // one more header line every 500 ms, never the blank line that ends them
         const drip = setInterval(() => socket.writable && socket.write(`X-Drip: ${Date.now()}\r\n`), 500);

@@ -11,13 +11,25 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import t from 'tap';
-import { startIobroker, type IobFixture } from './support/iobroker';
+import { createState, createUser, startIobroker, type IobFixture } from './support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from './support/in-process';
 import { basic } from './support/raw-request';
 import { socketRequest, type SocketAnswer } from './support/raw-socket';
+import { until } from './support/until';
 
 const ADMIN = basic('admin', 'iobroker');
 
-let iob: IobFixture;
+let host: InProcessHost;
+let app: InProcessApp;
+/** The loopback port `send` talks to: the in-process app's, or the spawned adapter's in the log test. */
+let port = 0;
+/** A fresh app with this config on a real loopback server, as a restart of the adapter gave. */
+async function configure(native: Record<string, unknown> = {}): Promise<void> {
+    await app?.close();
+    app = await host.app({ auth: true, checkInterval: 0, ...native });
+    port = Number(new URL(await app.serve()).port);
+}
+let iob: IobFixture | undefined;
 let target: Server;
 let targetPort = 0;
 /** Every request the local target server received: proof that a refused URL was never called. */
@@ -27,7 +39,7 @@ const outside = mkdtempSync(join(tmpdir(), 'rest-api-outside-'));
 /** A raw request (paths are sent byte for byte), as admin unless `headers` say otherwise. */
 function send(method: string, path: string, options: { headers?: Record<string, string>; body?: string | Buffer; anonymous?: boolean; from?: string } = {}): Promise<SocketAnswer> {
     const headers = { ...(options.anonymous ? {} : ADMIN), ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...options.headers };
-    return socketRequest(iob.port, { method, path, headers, body: options.body, localAddress: options.from }, 15_000);
+    return socketRequest(port, { method, path, headers, body: options.body, localAddress: options.from }, 15_000);
 }
 
 /** decodeURIComponent that leaves broken escapes as they are. */
@@ -49,15 +61,10 @@ t.before(async () => {
     });
     await new Promise<void>(resolve => target.listen(0, '127.0.0.1', resolve));
     targetPort = (target.address() as { port: number }).port;
-    iob = await startIobroker({ native: { auth: true, checkInterval: 0 } });
-    // debug logging: nothing secret may show up even in the most talkative log
-    const instance = await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0');
-    instance.common.loglevel = 'debug';
-    await iob.storage.objects.setObjectAsync('system.adapter.rest-api.0', instance);
-    await iob.storage.states.setStateAsync('system.adapter.rest-api.0.logLevel', { val: 'debug', ack: true, from: 'system.adapter.test.0' });
-    await iob.restart();
-    await iob.createUser('writer', { state: { read: true, write: true } }, 'writer-password');
-    await iob.createState('0_userdata.0.sec', { type: 'number' }, 1);
+    host = await startInProcess();
+    await createUser(host.storage, 'writer', { state: { read: true, write: true } }, 'writer-password');
+    await createState(host.storage, '0_userdata.0.sec', { type: 'number' }, 1);
+    await configure();
 });
 // a crashed or killed test process must not leave the adapter behind
 process.once('exit', () => {
@@ -67,6 +74,8 @@ process.once('exit', () => {
 });
 t.teardown(async () => {
     await iob?.stop();
+    await app?.close();
+    await host?.stop();
     target?.close();
     rmSync(outside, { recursive: true, force: true });
 });
@@ -194,14 +203,14 @@ t.test('httpGet refuses this machine and link-local; URL hooks refuse link-local
 });
 
 t.test('names cannot leave their file area or log folder', async t => {
-    const objects = iob.storage.objects;
+    const objects = host.storage.objects;
     for (const id of ['area.0', 'other.0']) {
         await objects.setObjectAsync(id, { _id: id, type: 'meta', common: { name: id, type: 'meta.user' }, native: {} });
     }
     await objects.writeFileAsync('area.0', 'inside.txt', 'INSIDE-TEXT');
     await objects.writeFileAsync('other.0', 'secret.txt', 'OTHER-SECRET');
     writeFileSync(join(outside, 'outside.txt'), 'OUTSIDE-SECRET');
-    const dataDir = iob.storage.dataDir;
+    const dataDir = host.storage.dataDir;
     const absolute = join(outside, 'outside.txt');
     const fromFiles = relative(join(dataDir, 'files', 'area.0'), absolute);
     const traversals = [
@@ -297,6 +306,23 @@ t.test('names cannot leave their file area or log folder', async t => {
 });
 
 t.test('passwords, tokens and hook secrets appear in no log line and no error body', async t => {
+    // the log lines are what the adapter process writes: this test runs a spawned adapter
+    const ownDataDir = process.env.IOBROKER_DATA_DIR;
+    const fixture = await startIobroker({ native: { auth: true, checkInterval: 0 } });
+    // its storage set the data dir of this process to its own: the in-process adapter keeps reading ours
+    process.env.IOBROKER_DATA_DIR = ownDataDir;
+    iob = fixture;
+    const served = port;
+    port = fixture.port;
+    t.teardown(async () => {
+        port = served;
+        iob = undefined;
+        await fixture.stop();
+    });
+    // debug logging: nothing secret may show up even in the most talkative log (switched at run time, as admin does)
+    await fixture.storage.states.setStateAsync('system.adapter.rest-api.0.logLevel', { val: 'debug', ack: false, from: 'system.adapter.test.0' });
+    await until(() => /Loglevel changed from "\w+" to "debug"/.test(fixture.logs()));
+    await fixture.createState('0_userdata.0.sec', { type: 'number' }, 1);
     const secrets = ['Pw-Basic-8f3a1', 'Pw-Query-77c2e', 'Pw-Form-4d9b0', 'Rt-Guess-a1b2c3', 'Tk-Guess-d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3', 'Pw-New-5e6f7', 'Pw-User-9a8b7', 'whsec_U2VjcmV0LUhvb2stS2V5LTk5'];
     const bodies: string[] = [];
     // its own client address, so the wrong passwords here do not lock out the right ones later
@@ -337,7 +363,7 @@ t.test('passwords, tokens and hook secrets appear in no log line and no error bo
     const hookUrl = `http://127.0.0.1:${targetPort}/hook`;
     const registered = await keep(send('POST', '/v1/state/0_userdata.0.sec/subscribe', { body: JSON.stringify({ url: hookUrl, secret: secrets[7] }) }));
     t.equal(registered.status, 200, 'registered');
-    await iob.storage.states.setStateAsync('0_userdata.0.sec', { val: 2, ack: true, from: 'system.adapter.test.0' });
+    await fixture.storage.states.setStateAsync('0_userdata.0.sec', { val: 2, ack: true, from: 'system.adapter.test.0' });
     for (let i = 0; i < 100 && hits.length < 2; i++) {
         await new Promise(r => setTimeout(r, 20));
     }
@@ -346,7 +372,7 @@ t.test('passwords, tokens and hook secrets appear in no log line and no error bo
     await keep(send('POST', '/v1/state/0_userdata.0.sec/subscribe', { body: JSON.stringify({ url: 'http://127.0.0.1:1/dead', secret: secrets[7] }) }));
     await keep(send('DELETE', '/v1/state/0_userdata.0.sec/subscribe', { body: JSON.stringify({ url: hookUrl }) }));
 
-    const logs = iob.logs();
+    const logs = fixture.logs();
     t.match(logs, /debug-probe-line/, 'the adapter logs at debug level');
     for (const secret of secrets) {
         t.notOk(logs.includes(secret), `not in the log: ${secret.slice(0, 8)}…`);
@@ -371,7 +397,7 @@ t.test('CORS never grants credentials and never mirrors an origin outside the al
         t.equal(res.status, 401);
         t.notOk(res.headers['access-control-allow-credentials'], 'not on errors either');
     }
-    await iob.restart({ corsOrigins: 'https://dash.example' });
+    await configure({ corsOrigins: 'https://dash.example' });
     for (const origin of ['https://evil.example', 'null', 'https://dash.example.evil.example', 'https://evil.example/https://dash.example', 'https://DASH.example']) {
         const res = await preflight(origin);
         t.notOk(res.headers['access-control-allow-origin'], `${origin} is not allowed`);
@@ -381,16 +407,16 @@ t.test('CORS never grants credentials and never mirrors an origin outside the al
     t.equal(allowed.headers['access-control-allow-origin'], 'https://dash.example');
     t.match(allowed.headers.vary, /Origin/);
     t.notOk(allowed.headers['access-control-allow-credentials'], 'an allowed origin gets no credentials mode either');
-    await iob.restart({ corsOrigins: '' });
+    await configure({ corsOrigins: '' });
 });
 
 t.test('with httpGetAllowLocal the same local targets are reached by httpGet', async t => {
-    await iob.restart({ httpGetAllowLocal: true });
+    await configure({ httpGetAllowLocal: true });
     hits = [];
     for (const url of [`http://127.0.0.1:${targetPort}/a`, `http://localhost:${targetPort}/b`, `http://[::ffff:127.0.0.1]:${targetPort}/c`]) {
         const res = await send('GET', `/v1/command/httpGet?url=${encodeURIComponent(url)}`);
         t.equal(res.status, 200, url);
     }
     t.same(hits.sort(), ['/a', '/b', '/c']);
-    await iob.restart({ httpGetAllowLocal: false });
+    await configure({ httpGetAllowLocal: false });
 });

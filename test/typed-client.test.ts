@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import ts from 'typescript';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
-import { startIobroker, type IobFixture } from './support/iobroker';
+import { createState } from './support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from './support/in-process';
 // its CommonJS build exports the generator as `default` next to the helpers
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { default: openapiTS, astToString } = require('openapi-typescript') as {
@@ -22,15 +23,18 @@ const { default: openapiTS, astToString } = require('openapi-typescript') as {
 const EXAMPLE = join(PROJECT_ROOT, 'examples', 'typed-client', 'client.ts');
 const STATE = '0_userdata.0.typedClient';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let app: InProcessApp;
 // inside the project, so the client finds openapi-fetch in its node_modules
 const dir = mkdtempSync(join(PROJECT_ROOT, 'build', 'typed-client-'));
 t.before(async () => {
-    iob = await startIobroker({ native: { checkInterval: 0 } });
-    await iob.createState(STATE, { type: 'number', name: 'Typed client' }, 1);
+    host = await startInProcess();
+    app = await host.app({ checkInterval: 0 });
+    await createState(host.storage, STATE, { type: 'number', name: 'Typed client' }, 1);
 });
 t.teardown(async () => {
-    await iob?.stop();
+    await app?.close();
+    await host?.stop();
     rmSync(dir, { recursive: true, force: true });
 });
 
@@ -51,7 +55,7 @@ function compile(files: string[]): string[] {
 }
 
 t.test('types from the served document; the example compiles strictly and runs against the server', async t => {
-    const doc = (await iob.request('/api-docs/openapi.json')).json;
+    const doc = (await app.request('/api-docs/openapi.json')).json;
     writeFileSync(join(dir, 'api.d.ts'), astToString(await openapiTS(doc)));
     copyFileSync(EXAMPLE, join(dir, 'client.ts'));
     const source = readFileSync(EXAMPLE, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
@@ -59,7 +63,7 @@ t.test('types from the served document; the example compiles strictly and runs a
     t.notMatch(source, /\bas\s+[A-Za-z{[(]|<[A-Za-z]+>\s*\(?[a-z]/, 'no casts');
     t.same(compile([join(dir, 'client.ts')]), [], 'compiles under strict');
     // not execFileSync: the databases run in this process and must keep answering meanwhile
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'client.js'), iob.baseUrl, STATE], { encoding: 'utf8', timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'client.js'), await app.serve(), STATE], { encoding: 'utf8', timeout: 30_000 });
     const summary = JSON.parse(stdout.trim());
     t.same(summary, {
         written: 42,

@@ -1,5 +1,5 @@
 /*
- * Scoped API tokens against real storage and a real adapter process: created, listed and revoked by
+ * Scoped API tokens against real storage and the app in this process: created, listed and revoked by
  * their users; each scope dimension allowing and refusing; listings, long polls, URL hooks, event
  * streams and history filtered; expiry, revocation, a deleted user, a restart; never in logs or error
  * bodies; guessing damped like passwords.
@@ -8,11 +8,20 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { sleep, until } from '../support/until';
 import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
-import { startIobroker, type IobFixture, type RequestOptions } from '../support/iobroker';
-import { basic, rawRequest } from '../support/raw-request';
+import { createState, createUser, type RequestOptions } from '../support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
+import { captureLog } from '../support/log-capture';
+import { basic } from '../support/raw-request';
 import { openSse } from '../support/sse-client';
 
-let iob: IobFixture;
+let host: InProcessHost;
+let app: InProcessApp;
+let logs: () => string;
+/** A fresh app with this config, as a restart of the adapter gave. */
+async function configure(native: Record<string, unknown>): Promise<void> {
+    await app?.close();
+    app = await host.app(native);
+}
 let hooks: HookReceiver;
 const ADMIN = basic('admin', 'iobroker');
 const IN = 'scope.0.in';
@@ -22,8 +31,8 @@ const W = 'scope.0.writable';
 const secrets: string[] = [];
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-const write = (id: string, val: ioBroker.StateValue) => iob.storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0' });
-const val = async (id: string) => (await iob.storage.states.getStateAsync(id))?.val;
+const write = (id: string, val: ioBroker.StateValue) => host.storage.states.setStateAsync(id, { val, ack: true, from: 'system.adapter.test.0' });
+const val = async (id: string) => (await host.storage.states.getStateAsync(id))?.val;
 
 
 interface Created {
@@ -36,7 +45,7 @@ interface Created {
 }
 
 async function createToken(body: Record<string, unknown>, login: Record<string, string> = ADMIN): Promise<Created> {
-    const res = await iob.request('/v1/tokens', { method: 'POST', headers: login, body });
+    const res = await app.request('/v1/tokens', { method: 'POST', headers: login, body });
     if (res.status !== 201) {
         throw new Error(`POST /v1/tokens: ${res.status} ${res.text}`);
     }
@@ -44,17 +53,21 @@ async function createToken(body: Record<string, unknown>, login: Record<string, 
     return res.json;
 }
 
-const as = (token: string, path: string, options: RequestOptions = {}) => iob.request(path, { ...options, headers: { ...options.headers, ...bearer(token) } });
+const as = (token: string, path: string, options: RequestOptions = {}) => app.request(path, { ...options, headers: { ...options.headers, ...bearer(token) } });
 
 t.before(async () => {
-    iob = await startIobroker({ native: { auth: true } });
+    host = await startInProcess();
+    logs = captureLog(host.adapter);
+    await configure({ auth: true });
+    // the app logs nothing at start in this process (the process's start lines were the log's first ones)
+    await app.request('/v1/command/log?text=log%20capture%20probe&level=info', { headers: ADMIN });
     hooks = await startHookReceiver();
     for (const id of [`${IN}.a`, `${IN}.b`, `${OUT}.a`, `${W}.a`]) {
-        await iob.createState(id, { type: 'number' }, 1);
+        await createState(host.storage, id, { type: 'number' }, 1);
     }
-    await iob.createUser('reader', { object: { read: true, list: true }, state: { read: true, list: true } });
+    await createUser(host.storage, 'reader', { object: { read: true, list: true }, state: { read: true, list: true } });
     // private to the administrator, inside every pattern a reader's token might name
-    await iob.storage.objects.setObjectAsync(`${IN}.private`, {
+    await host.storage.objects.setObjectAsync(`${IN}.private`, {
         _id: `${IN}.private`,
         type: 'state',
         common: { name: 'private', type: 'number', role: 'value', read: true, write: true },
@@ -65,7 +78,8 @@ t.before(async () => {
 });
 t.teardown(async () => {
     hooks?.close();
-    await iob?.stop();
+    await app?.close();
+    await host?.stop();
 });
 
 t.test('a token is created for the caller, shown once, stored as a SHA-256 hash, listed without secrets', async t => {
@@ -74,12 +88,12 @@ t.test('a token is created for the caller, shown once, stored as a SHA-256 hash,
     t.same(created.scope, { read: [`${IN}.*`], write: [`${W}.*`], commands: ['getState'] });
     t.ok(Math.abs(created.expires! - (Date.now() + 365 * 24 * 3600 * 1000)) < 60_000, 'expires in 365 days');
 
-    const obj = await iob.storage.objects.getObjectAsync(`rest-api.0.tokens.${created.id}`);
+    const obj = await host.storage.objects.getObjectAsync(`rest-api.0.tokens.${created.id}`);
     const secret = created.token.split('_').slice(3).join('_');
     t.equal(obj.native.hash, createHash('sha256').update(secret).digest('hex'), 'the hash of the secret is stored');
     t.notOk(JSON.stringify(obj).includes(secret), 'the secret itself is stored nowhere');
 
-    const list = await iob.request('/v1/tokens', { headers: ADMIN });
+    const list = await app.request('/v1/tokens', { headers: ADMIN });
     t.equal(list.status, 200);
     const entry = list.json.find((e: { id: string }) => e.id === created.id);
     t.match(entry, { name: 'evcc', user: 'system.user.admin', expires: created.expires, lastUsed: null });
@@ -91,7 +105,7 @@ t.test('a token is created for the caller, shown once, stored as a SHA-256 hash,
 });
 
 t.test('bad requests to /v1/tokens are 4xx with a JSON error', async t => {
-    const post = (body: unknown) => iob.request('/v1/tokens', { method: 'POST', headers: ADMIN, body });
+    const post = (body: unknown) => app.request('/v1/tokens', { method: 'POST', headers: ADMIN, body });
     let res = await post({});
     t.equal(res.status, 422, 'no name');
     t.match(res.json.error, /name/);
@@ -106,30 +120,30 @@ t.test('bad requests to /v1/tokens are 4xx with a JSON error', async t => {
     t.match(res.json.error, /rmRf/, 'named in the error');
     res = await post({ name: 'x', scope: { read: ['a b'] } });
     t.equal(res.status, 422, 'a pattern with a space');
-    res = await iob.request('/v1/tokens', { method: 'POST', headers: { ...ADMIN, 'Content-Type': 'application/json' }, raw: '{"name":' });
+    res = await app.request('/v1/tokens', { method: 'POST', headers: { ...ADMIN, 'Content-Type': 'application/json' }, raw: '{"name":' });
     t.equal(res.status, 400, 'broken JSON');
-    res = await iob.request('/v1/tokens', { method: 'POST', body: { name: 'x' } });
+    res = await app.request('/v1/tokens', { method: 'POST', body: { name: 'x' } });
     t.equal(res.status, 401, 'no login');
-    res = await iob.request('/v1/tokens/doesnotexist0000', { method: 'DELETE', headers: ADMIN });
+    res = await app.request('/v1/tokens/doesnotexist0000', { method: 'DELETE', headers: ADMIN });
     t.same([res.status, res.json.error], [404, 'API token not found']);
-    res = await iob.request(`/v1/tokens/${'x'.repeat(200)}`, { method: 'DELETE', headers: ADMIN });
+    res = await app.request(`/v1/tokens/${'x'.repeat(200)}`, { method: 'DELETE', headers: ADMIN });
     t.ok(res.status === 404 || res.status === 422, `an overlong id is refused (${res.status})`);
 });
 
 t.test('at most 100 tokens per user: then 409 until one is revoked', async t => {
-    await iob.createUser('collector', { state: { read: true } });
+    await createUser(host.storage, 'collector', { state: { read: true } });
     const login = basic('collector', 'secret');
     let last: Created | undefined;
     for (let i = 0; i < 100; i++) {
         last = await createToken({ name: `t${i}` }, login);
     }
-    let res = await iob.request('/v1/tokens', { method: 'POST', headers: login, body: { name: 'one too many' } });
+    let res = await app.request('/v1/tokens', { method: 'POST', headers: login, body: { name: 'one too many' } });
     t.same([res.status, res.json.error], [409, 'At most 100 API tokens per user; revoke one first']);
-    res = await iob.request('/v1/tokens', { method: 'POST', headers: ADMIN, body: { name: 'another user' } });
+    res = await app.request('/v1/tokens', { method: 'POST', headers: ADMIN, body: { name: 'another user' } });
     t.equal(res.status, 201, 'other users are not affected');
     secrets.push(res.json.token);
-    t.equal((await iob.request(`/v1/tokens/${last!.id}`, { method: 'DELETE', headers: login })).status, 204);
-    res = await iob.request('/v1/tokens', { method: 'POST', headers: login, body: { name: 'room again' } });
+    t.equal((await app.request(`/v1/tokens/${last!.id}`, { method: 'DELETE', headers: login })).status, 204);
+    res = await app.request('/v1/tokens', { method: 'POST', headers: login, body: { name: 'room again' } });
     t.equal(res.status, 201);
     secrets.push(res.json.token);
 });
@@ -200,8 +214,8 @@ t.test('write scope: PATCH, GET-write, toggle, bulk, objects', async t => {
     t.equal(res.status, 403, 'object create outside');
     res = await as(token, `/v1/object/${OUT}.a`, { method: 'DELETE' });
     t.equal(res.status, 403, 'object delete outside');
-    t.ok(await iob.storage.objects.getObjectAsync(`${OUT}.a`), 'still there');
-    t.notOk((await iob.storage.objects.getObjectAsync(`${OUT}.a`)).common.desc, 'unchanged');
+    t.ok(await host.storage.objects.getObjectAsync(`${OUT}.a`), 'still there');
+    t.notOk((await host.storage.objects.getObjectAsync(`${OUT}.a`)).common.desc, 'unchanged');
 });
 
 t.test('command scope: listed commands only, and their ids inside the patterns', async t => {
@@ -219,7 +233,7 @@ t.test('command scope: listed commands only, and their ids inside the patterns',
     t.equal(res.status, 403, 'setState outside the write patterns');
     res = await as(token, `/v1/command/delObjects?id=scope.0`);
     t.equal(res.status, 403, 'a recursive delete reaching beyond the write patterns');
-    t.ok(await iob.storage.objects.getObjectAsync(`${IN}.a`), 'nothing deleted');
+    t.ok(await host.storage.objects.getObjectAsync(`${IN}.a`), 'nothing deleted');
     res = await as(token, '/v1/command/getVersion');
     t.equal(res.status, 403, 'even a command anyone may call, when it is not listed');
 });
@@ -255,10 +269,10 @@ t.test('long polling, URL hooks and event streams deliver only what the scope ma
     t.equal(res.status, 403, 'a single id outside cannot be subscribed');
     res = await as(token, `/v1/states/subscribe?url=${encodeURIComponent(hooks.url)}`, { method: 'POST', body: { pattern: 'scope.0.*' } });
     t.equal(res.status, 200, 'hook registered');
-    const sse = await openSse(`${iob.baseUrl}/v1/events?pattern=scope.0.*`, bearer(token));
+    const sse = await openSse(`${await app.serve()}/v1/events?pattern=scope.0.*`, bearer(token));
     t.equal(sse.status, 200);
     // a session of the same user with the same sid, logged in by password: its own, unfiltered
-    await iob.request('/v1/states/subscribe?sid=tok', { method: 'POST', headers: ADMIN, body: { method: 'polling', pattern: 'scope.0.*' } });
+    await app.request('/v1/states/subscribe?sid=tok', { method: 'POST', headers: ADMIN, body: { method: 'polling', pattern: 'scope.0.*' } });
     await sleep(200);
     hooks.received = [];
 
@@ -271,7 +285,7 @@ t.test('long polling, URL hooks and event streams deliver only what the scope ma
         polled.push(...(res.text ? JSON.parse(res.text) : []));
     }
     t.same(polled.map(e => e.id), [`${IN}.a`], 'polling: the event outside never arrives');
-    const admin = await iob.request('/v1/polling?sid=tok&batch=true&timeout=2000', { headers: ADMIN });
+    const admin = await app.request('/v1/polling?sid=tok&batch=true&timeout=2000', { headers: ADMIN });
     t.ok(JSON.parse(admin.text).some((e: { id: string }) => e.id === `${OUT}.a`), 'the password session of the same sid is another session');
 
     const streamed: string[] = [];
@@ -309,8 +323,8 @@ t.test('token routes are not reachable with a token, scoped or not', async t => 
 t.test('revoked, expired, or its user gone: refused at once; lastUsed is kept', async t => {
     const first = await createToken({ name: 'to revoke', scope: { read: [`${IN}.*`] } });
     t.equal((await as(first.token, `/v1/state/${IN}.a`)).status, 200);
-    t.ok(await until(async () => (await iob.request('/v1/tokens', { headers: ADMIN })).json.find((e: { id: string }) => e.id === first.id)?.lastUsed > 0), 'lastUsed set');
-    let res = await iob.request(`/v1/tokens/${first.id}`, { method: 'DELETE', headers: ADMIN });
+    t.ok(await until(async () => (await app.request('/v1/tokens', { headers: ADMIN })).json.find((e: { id: string }) => e.id === first.id)?.lastUsed > 0), 'lastUsed set');
+    let res = await app.request(`/v1/tokens/${first.id}`, { method: 'DELETE', headers: ADMIN });
     t.same([res.status, res.text], [204, '']);
     res = await as(first.token, `/v1/state/${IN}.a`);
     t.same([res.status, res.json.error], [401, 'Invalid API token'], 'revoked: refused on the next request');
@@ -320,58 +334,58 @@ t.test('revoked, expired, or its user gone: refused at once; lastUsed is kept', 
     t.equal((await as(second.token, `/v1/state/${IN}.a`)).status, 200);
     const id = `rest-api.0.tokens.${second.id}`;
     // its first use writes lastUsed (read, merge, write): let that land before the record is edited below
-    t.ok(await until(async () => (await iob.storage.objects.getObjectAsync(id)).native.lastUsed > 0), 'lastUsed written');
+    t.ok(await until(async () => (await host.storage.objects.getObjectAsync(id)).native.lastUsed > 0), 'lastUsed written');
     // a day passing, as the stored expiry says it has
-    const obj = await iob.storage.objects.getObjectAsync(id);
+    const obj = await host.storage.objects.getObjectAsync(id);
     obj.native.expires = Date.now() - 1000;
-    await iob.storage.objects.setObjectAsync(id, obj);
+    await host.storage.objects.setObjectAsync(id, obj);
     t.ok(await until(async () => (await as(second.token, `/v1/state/${IN}.a`)).status === 401, 2000), 'expired: refused');
 
-    await iob.createUser('leaver', { state: { read: true }, object: { read: true } });
+    await createUser(host.storage, 'leaver', { state: { read: true }, object: { read: true } });
     const third = await createToken({ name: 'leaver token' }, basic('leaver', 'secret'));
     t.equal((await as(third.token, `/v1/state/${IN}.a`)).status, 200);
-    const others = await iob.request('/v1/tokens', { headers: basic('leaver', 'secret') });
+    const others = await app.request('/v1/tokens', { headers: basic('leaver', 'secret') });
     t.same(others.json.map((e: { id: string }) => e.id), [third.id], 'a user lists only its own tokens');
-    res = await iob.request(`/v1/tokens/${second.id}`, { method: 'DELETE', headers: basic('leaver', 'secret') });
+    res = await app.request(`/v1/tokens/${second.id}`, { method: 'DELETE', headers: basic('leaver', 'secret') });
     t.equal(res.status, 404, 'nor revokes another user\'s');
-    await iob.storage.objects.delObjectAsync('system.user.leaver');
+    await host.storage.objects.delObjectAsync('system.user.leaver');
     t.ok(await until(async () => (await as(third.token, `/v1/state/${IN}.a`)).status === 401, 2000), 'user deleted: refused');
-    t.ok(await until(async () => !(await iob.storage.objects.getObjectAsync(`rest-api.0.tokens.${third.id}`))), 'and its token deleted');
+    t.ok(await until(async () => !(await host.storage.objects.getObjectAsync(`rest-api.0.tokens.${third.id}`))), 'and its token deleted');
 });
 
 t.test('wrong tokens are damped per address like passwords; never logged', async t => {
     const good = await createToken({ name: 'survivor', scope: { read: [`${IN}.*`] } });
     const forged = good.token.slice(0, -4) + 'AAAA';
-    const url = `${iob.baseUrl}/v1/state/${IN}.a`;
-    t.equal((await rawRequest(url, { headers: bearer(good.token), localAddress: '127.0.0.79' })).status, 200, 'the integration in use');
+    const url = `/v1/state/${IN}.a`;
+    t.equal((await app.request(url, { headers: bearer(good.token), remoteAddress: '127.0.0.79' })).status, 200, 'the integration in use');
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
-        statuses.push((await rawRequest(url, { headers: bearer(forged), localAddress: '127.0.0.77' })).status);
+        statuses.push((await app.request(url, { headers: bearer(forged), remoteAddress: '127.0.0.77' })).status);
     }
     t.same(statuses.slice(0, 4), [401, 401, 401, 401]);
     t.equal(statuses.at(-1), 429, 'then locked');
-    const locked = await rawRequest(url, { headers: bearer(forged), localAddress: '127.0.0.77' });
+    const locked = await app.request(url, { headers: bearer(forged), remoteAddress: '127.0.0.77' });
     t.equal(locked.status, 429, 'the guessing address keeps getting 429 for wrong tokens');
     t.ok(Number(locked.headers['retry-after']) > 0);
     t.notOk(locked.text.includes(forged));
     // a forgotten script behind the same proxy must not lock out every integration there: a token in use passes
     // (a locked address gets no database read, so a token nobody used lately waits like a wrong one)
-    const right = await rawRequest(url, { headers: bearer(good.token), localAddress: '127.0.0.77' });
+    const right = await app.request(url, { headers: bearer(good.token), remoteAddress: '127.0.0.77' });
     t.equal(right.status, 200, 'a valid token from that address still works');
-    const elsewhere = await rawRequest(url, { headers: bearer(forged), localAddress: '127.0.0.78' });
+    const elsewhere = await app.request(url, { headers: bearer(forged), remoteAddress: '127.0.0.78' });
     t.equal(elsewhere.status, 401, 'another address is not locked');
-    const password = await rawRequest(url, { headers: ADMIN, localAddress: '127.0.0.77' });
+    const password = await app.request(url, { headers: ADMIN, remoteAddress: '127.0.0.77' });
     t.equal(password.status, 200, 'password logins from that address are a separate account of failures');
 
-    const logs = iob.logs();
-    t.ok(logs.length > 0, 'the adapter logged');
+    const logged = logs();
+    t.ok(logged.length > 0, 'the adapter logged');
     for (const secret of secrets) {
-        t.notOk(logs.includes(secret.split('_').slice(3).join('_')), 'no token secret in the log');
+        t.notOk(logged.includes(secret.split('_').slice(3).join('_')), 'no token secret in the log');
     }
 });
 
 t.test('a record written by a user who may write objects is no token: forging one fails', async t => {
-    await iob.createUser('forger', { object: { read: true, list: true, write: true, create: true }, state: { read: true } });
+    await createUser(host.storage, 'forger', { object: { read: true, list: true, write: true, create: true }, state: { read: true } });
     const secret = 'A'.repeat(43);
     const id = 'Forged0000000000';
     const record = {
@@ -379,18 +393,18 @@ t.test('a record written by a user who may write objects is no token: forging on
         common: { name: 'API token forged' },
         native: { apiToken: true, hash: createHash('sha256').update(secret).digest('hex'), user: 'system.user.admin', name: 'forged', created: Date.now(), expires: null, lastUsed: null, seal: '00'.repeat(32) },
     };
-    const put = await iob.request(`/v1/object/rest-api.0.tokens.${id}x`, { method: 'POST', headers: basic('forger', 'secret'), body: record });
+    const put = await app.request(`/v1/object/rest-api.0.tokens.${id}x`, { method: 'POST', headers: basic('forger', 'secret'), body: record });
     t.equal(put.status, 403, "the adapter's own records are for administrators to write");
     // written straight into the database instead: the seal, not the ACL, is what refuses it
-    await iob.storage.objects.setObjectAsync(`rest-api.0.tokens.${id}`, { _id: `rest-api.0.tokens.${id}`, ...record });
+    await host.storage.objects.setObjectAsync(`rest-api.0.tokens.${id}`, { _id: `rest-api.0.tokens.${id}`, ...record });
     const res = await as(`restapi_0_${id}_${secret}`, `/v1/state/${OUT}.a`);
     t.same([res.status, res.json.error], [401, 'API token expired, revoked or its user disabled'], 'an unsealed record is refused');
 
     const real = await createToken({ name: 'to widen', scope: { read: [`${IN}.*`] } });
     const ref = `rest-api.0.tokens.${real.id}`;
-    const obj = await iob.storage.objects.getObjectAsync(ref);
+    const obj = await host.storage.objects.getObjectAsync(ref);
     obj.native.scope = { read: ['*'] };
-    await iob.storage.objects.setObjectAsync(ref, obj);
+    await host.storage.objects.setObjectAsync(ref, obj);
     t.ok(await until(async () => (await as(real.token, `/v1/state/${IN}.a`)).status === 401, 2000), 'a widened scope breaks the seal: refused');
 });
 
@@ -408,21 +422,21 @@ t.test('no token may manage logins or tokens, scoped or not', async t => {
     t.equal(res.status, 403, 'a recursive delete over the token records');
     res = await as(full.token, '/v1/command/setObject', { method: 'POST', body: { id: 'system.group.user', obj: { type: 'group', common: { name: 'x', members: [] }, native: {} } } });
     t.equal(res.status, 403, 'a group object');
-    t.equal((await iob.request('/v1/state/system.adapter.rest-api.0.alive', { headers: ADMIN })).status, 200, 'the password still works');
-    t.ok(await iob.storage.objects.getObjectAsync(`rest-api.0.tokens.${full.id}`), 'the token record is untouched');
+    t.equal((await app.request('/v1/state/system.adapter.rest-api.0.alive', { headers: ADMIN })).status, 200, 'the password still works');
+    t.ok(await host.storage.objects.getObjectAsync(`rest-api.0.tokens.${full.id}`), 'the token record is untouched');
     res = await as(full.token, `/v1/state/${IN}.a`);
     t.equal(res.status, 200, 'everything else with the user\'s full rights');
 });
 
 t.test('names, missing ids, enums and the system secret do not leak past a scope', async t => {
-    await iob.storage.objects.extendObjectAsync(`${OUT}.a`, { common: { name: 'Outside thing' } });
-    await iob.storage.objects.setObjectAsync('enum.rooms.kitchen', {
+    await host.storage.objects.extendObjectAsync(`${OUT}.a`, { common: { name: 'Outside thing' } });
+    await host.storage.objects.setObjectAsync('enum.rooms.kitchen', {
         _id: 'enum.rooms.kitchen',
         type: 'enum',
         common: { name: 'Kitchen', members: [`${IN}.a`, `${OUT}.a`] },
         native: {},
     });
-    await iob.storage.objects.setObjectAsync('enum.functions.light', { _id: 'enum.functions.light', type: 'enum', common: { name: 'Light', members: [`${IN}.a`] }, native: {} });
+    await host.storage.objects.setObjectAsync('enum.functions.light', { _id: 'enum.functions.light', type: 'enum', common: { name: 'Light', members: [`${IN}.a`] }, native: {} });
     const { token } = await createToken({ name: 'leaks', scope: { read: [`${IN}.*`, 'enum.rooms.*'], commands: ['getObject', 'getCompactSystemConfig'] } });
     let res = await as(token, '/v1/state/Outside%20thing');
     t.equal(res.status, 403, 'a name of an id outside');
@@ -437,12 +451,12 @@ t.test('names, missing ids, enums and the system secret do not leak past a scope
     t.same(res.json['enum.rooms.kitchen'].common.members, [`${IN}.a`], 'and in listings');
     res = await as(token, `/v1/objects?filter=${IN}.*&type=state`);
     t.same(Object.keys(res.json[`${IN}.a`].enums ?? {}), ['enum.rooms.kitchen'], 'a listing\'s enums map keeps only enums inside');
-    const adminList = await iob.request(`/v1/objects?filter=${IN}.*&type=state`, { headers: ADMIN });
+    const adminList = await app.request(`/v1/objects?filter=${IN}.*&type=state`, { headers: ADMIN });
     t.same(Object.keys(adminList.json[`${IN}.a`].enums).sort(), ['enum.functions.light', 'enum.rooms.kitchen'], 'where the login sees both');
     res = await as(token, '/v1/command/getCompactSystemConfig');
     t.equal(res.status, 200);
     t.notOk(res.json.result?.native?.secret, 'a scoped administrator token is no administrator for the system secret');
-    const admin = await iob.request('/v1/command/getCompactSystemConfig', { headers: ADMIN });
+    const admin = await app.request('/v1/command/getCompactSystemConfig', { headers: ADMIN });
     t.ok(admin.json.result.native.secret, 'the administrator login gets it');
 });
 
@@ -450,22 +464,22 @@ t.test('a revoke drops the token\'s URL hooks', async t => {
     const created = await createToken({ name: 'hooked', scope: { read: [`${IN}.*`] } });
     let res = await as(created.token, `/v1/state/${IN}.b/subscribe?url=${encodeURIComponent(hooks.url + '/revoked')}`, { method: 'POST' });
     t.equal(res.status, 200);
-    res = await iob.request(`/v1/tokens/${created.id}`, { method: 'DELETE', headers: ADMIN });
+    res = await app.request(`/v1/tokens/${created.id}`, { method: 'DELETE', headers: ADMIN });
     t.equal(res.status, 204);
-    t.ok(await until(async () => !String((await iob.storage.states.getStateAsync('rest-api.0.hooks'))?.val ?? '').includes('/revoked')), 'gone from the stored hooks');
+    t.ok(await until(async () => !String((await host.storage.states.getStateAsync('rest-api.0.hooks'))?.val ?? '').includes('/revoked')), 'gone from the stored hooks');
 });
 
 t.test('tokens survive a restart; switched off they are refused and /v1/tokens is gone', async t => {
     const kept = await createToken({ name: 'kept', scope: { read: [`${IN}.*`] } });
-    await iob.restart({ auth: true });
+    await configure({ auth: true });
     let res = await as(kept.token, `/v1/state/${IN}.a`);
     t.equal(res.status, 200, 'after a restart');
     t.equal((await as(kept.token, `/v1/state/${OUT}.a`)).status, 403, 'its scope too');
-    await iob.restart({ auth: true, apiTokens: false });
+    await configure({ auth: true, apiTokens: false });
     res = await as(kept.token, `/v1/state/${IN}.a`);
     t.equal(res.status, 401, 'apiTokens off: not accepted');
-    res = await iob.request('/v1/tokens', { headers: ADMIN });
+    res = await app.request('/v1/tokens', { headers: ADMIN });
     t.equal(res.status, 404, 'nor created');
-    await iob.restart({ auth: true, apiTokens: true });
+    await configure({ auth: true, apiTokens: true });
     t.equal((await as(kept.token, `/v1/state/${IN}.a`)).status, 200, 'on again: the same token works');
 });

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { startIobroker, type IobFixture } from '../support/iobroker';
+import { createUser } from '../support/iobroker';
+import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 import { checkedFetch } from '../support/response-check';
 
 const META = 'restapi-test.0';
@@ -7,54 +8,56 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0
 const NO_FILE_RIGHTS = { file: { read: false, write: false, list: false, delete: false, create: false } };
 const ALL_FILE_RIGHTS = { file: { read: true, write: true, list: true, delete: true, create: true } };
 
-let iob: IobFixture;
-let limited: IobFixture;
+let host: InProcessHost;
+let app: InProcessApp;
+let limited: InProcessApp;
 
-async function createMeta(fixture: IobFixture): Promise<void> {
-    await fixture.storage.objects.setObjectAsync(META, { _id: META, type: 'meta', common: { name: 'test files', type: 'meta.user' }, native: {} });
+async function createMeta(): Promise<void> {
+    await host.storage.objects.setObjectAsync(META, { _id: META, type: 'meta', common: { name: 'test files', type: 'meta.user' }, native: {} });
 }
 
 t.before(async () => {
-    iob = await startIobroker();
-    await createMeta(iob);
-    limited = await startIobroker({ native: { defaultUser: 'limited' } });
-    await createMeta(limited);
-    await limited.createUser('limited', NO_FILE_RIGHTS);
-    await limited.createUser('member', ALL_FILE_RIGHTS);
+    host = await startInProcess();
+    app = await host.app();
+    await createMeta();
+    limited = await host.app({ defaultUser: 'limited' });
+    await createUser(host.storage, 'limited', NO_FILE_RIGHTS);
+    await createUser(host.storage, 'member', ALL_FILE_RIGHTS);
 });
 t.teardown(async () => {
-    await iob?.stop();
-    await limited?.stop();
+    await app?.close();
+    await limited?.close();
+    await host?.stop();
 });
 
 const query = (params: Record<string, string>): string => new URLSearchParams({ adapter: META, ...params }).toString();
 const withQuery = (path: string, params: Record<string, string> = {}): string => `${path}?${query(params)}`;
 
-const write = (name: string, data: string | Buffer, fixture = iob): Promise<void> => fixture.storage.objects.writeFileAsync(META, name, data);
-const exists = (name: string, fixture = iob): Promise<boolean> => fixture.storage.objects.fileExists(META, name);
-const read = async (name: string, fixture = iob): Promise<string | Buffer> => (await fixture.storage.objects.readFile(META, name)).file;
-const list = async (dir: string, fixture = iob): Promise<{ file: string; isDir: boolean; acl?: Record<string, unknown> }[]> =>
-    fixture.storage.objects.readDirAsync(META, dir);
+// both apps serve the same storage
+const write = (name: string, data: string | Buffer): Promise<void> => host.storage.objects.writeFileAsync(META, name, data);
+const exists = (name: string): Promise<boolean> => host.storage.objects.fileExists(META, name);
+const read = async (name: string): Promise<string | Buffer> => (await host.storage.objects.readFile(META, name)).file;
+const list = async (dir: string): Promise<{ file: string; isDir: boolean; acl?: Record<string, unknown> }[]> => host.storage.objects.readDirAsync(META, dir);
 
 async function bytes(path: string): Promise<{ status: number; type: string | null; body: Buffer }> {
-    const res = await checkedFetch(iob.baseUrl + path);
+    const res = await checkedFetch((await app.serve()) + path);
     return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
 }
 
 t.test('readFile answers [data, mimeType]: text as string, binary as Buffer JSON', async t => {
     await write('texts/hello.txt', 'Hello');
     await write('img/logo.png', PNG);
-    let res = await iob.request(withQuery('/v1/command/readFile', { fileName: 'texts/hello.txt' }));
+    let res = await app.request(withQuery('/v1/command/readFile', { fileName: 'texts/hello.txt' }));
     t.same(res.json, { error: null, results: ['Hello', 'text/plain'] });
-    res = await iob.request('/v1/command/readFile', { method: 'POST', body: { adapter: META, fileName: 'img/logo.png' } });
+    res = await app.request('/v1/command/readFile', { method: 'POST', body: { adapter: META, fileName: 'img/logo.png' } });
     t.same(res.json, { error: null, results: [{ type: 'Buffer', data: [...PNG] }, 'image/png'] });
-    res = await iob.request(withQuery('/v1/command/readFile', { fileName: 'texts/missing.txt' }));
+    res = await app.request(withQuery('/v1/command/readFile', { fileName: 'texts/missing.txt' }));
     t.equal(res.status, 404);
     t.same(res.json, { error: 'Not exists', results: [] });
-    res = await iob.request(`/v1/command/readFile?adapter=${META}`);
+    res = await app.request(`/v1/command/readFile?adapter=${META}`);
     t.equal(res.status, 422);
     t.match(res.json.error, /'fileName' not found/);
-    res = await iob.request(withQuery('/v1/command/readFile', { adapter: '', fileName: 'texts/hello.txt' }));
+    res = await app.request(withQuery('/v1/command/readFile', { adapter: '', fileName: 'texts/hello.txt' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /'adapter'/);
 });
@@ -82,15 +85,15 @@ t.test('readFile binary: raw bytes with the stored type, for binary and text fil
 
 t.test('a file stored without a type gets it from its extension', async t => {
     await write('old/picture.webp', PNG);
-    const metaId = iob.storage.objects.getFileId(META, 'old/picture.webp', true);
-    const { mimeType, ...meta } = JSON.parse(await iob.storage.objects.client.get(metaId));
+    const metaId = host.storage.objects.getFileId(META, 'old/picture.webp', true);
+    const { mimeType, ...meta } = JSON.parse(await host.storage.objects.client.get(metaId));
     t.equal(mimeType, 'image/webp');
-    await iob.storage.objects.client.set(metaId, JSON.stringify(meta));
-    t.equal((await iob.storage.objects.readFile(META, 'old/picture.webp')).mimeType, undefined);
+    await host.storage.objects.client.set(metaId, JSON.stringify(meta));
+    t.equal((await host.storage.objects.readFile(META, 'old/picture.webp')).mimeType, undefined);
     const raw = await bytes(withQuery('/v1/command/readFile', { fileName: 'old/picture.webp', binary: 'true' }));
     t.equal(raw.type, 'image/webp');
     t.same([...raw.body], [...PNG]);
-    const res = await iob.request(withQuery('/v1/command/readFile64', { fileName: 'old/picture.webp' }));
+    const res = await app.request(withQuery('/v1/command/readFile64', { fileName: 'old/picture.webp' }));
     t.same(res.json.results, [PNG.toString('base64'), 'image/webp']);
 });
 
@@ -98,47 +101,47 @@ t.test('readFile64 answers base64, JSON URI-encoded first as in 4.0.2', async t 
     await write('texts/hello.txt', 'Hello');
     await write('img/logo.png', PNG);
     await write('data/config.json', '{"a":1}');
-    let res = await iob.request(withQuery('/v1/command/readFile64', { fileName: 'texts/hello.txt' }));
+    let res = await app.request(withQuery('/v1/command/readFile64', { fileName: 'texts/hello.txt' }));
     t.same(res.json, { error: null, results: [Buffer.from('Hello').toString('base64'), 'text/plain'] });
-    res = await iob.request(withQuery('/v1/command/readFile64', { fileName: 'img/logo.png' }));
+    res = await app.request(withQuery('/v1/command/readFile64', { fileName: 'img/logo.png' }));
     t.same(res.json, { error: null, results: [PNG.toString('base64'), 'image/png'] });
-    res = await iob.request(withQuery('/v1/command/readFile64', { fileName: 'data/config.json' }));
+    res = await app.request(withQuery('/v1/command/readFile64', { fileName: 'data/config.json' }));
     t.same(res.json.results, [Buffer.from(encodeURIComponent('{"a":1}')).toString('base64'), 'application/json']);
     t.match(res.json.results[0], /^JTdCJTIy/);
     const raw = await bytes(`/v1/command/readFile64?adapter=${META}&fileName=img/logo.png?binary`);
     t.equal(raw.type, 'image/png');
     t.same([...raw.body], [...PNG]);
-    res = await iob.request(withQuery('/v1/command/readFile64', { fileName: 'nothing.bin' }));
+    res = await app.request(withQuery('/v1/command/readFile64', { fileName: 'nothing.bin' }));
     t.equal(res.status, 404);
     t.same(res.json, { error: 'Not exists', results: [] });
-    res = await iob.request(`/v1/command/readFile64?fileName=x`);
+    res = await app.request(`/v1/command/readFile64?fileName=x`);
     t.equal(res.status, 422);
     t.match(res.json.error, /'adapter' not found/);
 });
 
 t.test('writeFile64 stores the decoded bytes, with an optional mode', async t => {
-    let res = await iob.request('/v1/command/writeFile64', { method: 'POST', body: { adapter: META, fileName: 'up/new.png', data64: PNG.toString('base64') } });
+    let res = await app.request('/v1/command/writeFile64', { method: 'POST', body: { adapter: META, fileName: 'up/new.png', data64: PNG.toString('base64') } });
     t.same(res.json, { error: null, results: [] });
     t.same([...(await read('up/new.png'))], [...PNG]);
-    res = await iob.request(withQuery('/v1/command/writeFile64', { fileName: 'up/mode.txt', data64: Buffer.from('moded').toString('base64'), options: '{"mode":"600"}' }));
+    res = await app.request(withQuery('/v1/command/writeFile64', { fileName: 'up/mode.txt', data64: Buffer.from('moded').toString('base64'), options: '{"mode":"600"}' }));
     t.equal(res.status, 200);
     t.equal(await read('up/mode.txt'), 'moded');
     t.equal((await list('up')).find(e => e.file === 'mode.txt')?.acl?.permissions, 0x600);
 
-    res = await iob.request(withQuery('/v1/command/writeFile64', { fileName: 'up/empty.txt', data64: '' }));
+    res = await app.request(withQuery('/v1/command/writeFile64', { fileName: 'up/empty.txt', data64: '' }));
     t.equal(res.status, 422);
     t.same(res.json, { error: 'No data provided', results: [] });
-    res = await iob.request(withQuery('/v1/command/writeFile64', { fileName: 'up/empty.txt' }));
+    res = await app.request(withQuery('/v1/command/writeFile64', { fileName: 'up/empty.txt' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /'data64' not found/);
-    res = await iob.request(withQuery('/v1/command/writeFile64', { fileName: 'up/empty.txt', data64: 'data:image/png;base64,AAAA' }));
+    res = await app.request(withQuery('/v1/command/writeFile64', { fileName: 'up/empty.txt', data64: 'data:image/png;base64,AAAA' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /'data64'/);
-    res = await iob.request(withQuery('/v1/command/writeFile64', { fileName: 'up/empty.txt', data64: 'AAAA', options: '{"mode":"rwx"}' }));
+    res = await app.request(withQuery('/v1/command/writeFile64', { fileName: 'up/empty.txt', data64: 'AAAA', options: '{"mode":"rwx"}' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /'options'/);
     t.notOk(await exists('up/empty.txt'));
-    res = await iob.request(withQuery('/v1/command/writeFile64', { adapter: 'system.config', fileName: 'x.txt', data64: 'AAAA' }));
+    res = await app.request(withQuery('/v1/command/writeFile64', { adapter: 'system.config', fileName: 'x.txt', data64: 'AAAA' }));
     t.equal(res.status, 422);
     t.equal(res.json.error, 'system.config is not an object of type "meta"');
 });
@@ -146,38 +149,38 @@ t.test('writeFile64 stores the decoded bytes, with an optional mode', async t =>
 t.test('unlink deletes a folder recursively; a missing one is no error', async t => {
     await write('tree/a.txt', 'a');
     await write('tree/sub/b.txt', 'b');
-    let res = await iob.request(withQuery('/v1/command/unlink', { name: 'tree' }));
+    let res = await app.request(withQuery('/v1/command/unlink', { name: 'tree' }));
     t.same(res.json, { error: null, results: [] });
     t.notOk(await exists('tree/a.txt'));
     t.notOk(await exists('tree/sub/b.txt'));
     t.same(await list('tree'), []);
-    res = await iob.request(withQuery('/v1/command/unlink', { name: 'nothing/here' }));
+    res = await app.request(withQuery('/v1/command/unlink', { name: 'nothing/here' }));
     t.same(res.json, { error: null, results: [] });
     await write('single.txt', 's');
-    res = await iob.request(withQuery('/v1/command/unlink', { name: 'single.txt' }));
+    res = await app.request(withQuery('/v1/command/unlink', { name: 'single.txt' }));
     t.equal(res.status, 200);
     t.notOk(await exists('single.txt'));
-    res = await iob.request(withQuery('/v1/command/unlink'));
+    res = await app.request(withQuery('/v1/command/unlink'));
     t.equal(res.status, 422);
     t.match(res.json.error, /'name' not found/);
 });
 
 t.test('deleteFile deletes a file, or a folder with its content', async t => {
     await write('del/one.txt', '1');
-    let res = await iob.request(withQuery('/v1/command/deleteFile', { name: 'del/one.txt' }));
+    let res = await app.request(withQuery('/v1/command/deleteFile', { name: 'del/one.txt' }));
     t.same(res.json, { error: null });
     t.notOk(await exists('del/one.txt'));
     await write('del2/x.txt', 'x');
     await write('del2/y.txt', 'y');
-    res = await iob.request(withQuery('/v1/command/deleteFile', { name: 'del2' }));
+    res = await app.request(withQuery('/v1/command/deleteFile', { name: 'del2' }));
     t.equal(res.status, 200);
     t.equal(res.json.error, null, 'the list of deleted entries depends on the storage backend');
     t.notOk(await exists('del2/x.txt'));
     t.notOk(await exists('del2/y.txt'));
-    res = await iob.request(withQuery('/v1/command/deleteFile', { name: 'del/one.txt' }));
+    res = await app.request(withQuery('/v1/command/deleteFile', { name: 'del/one.txt' }));
     t.equal(res.status, 404);
     t.equal(res.json.error, 'Not exists');
-    res = await iob.request(withQuery('/v1/command/deleteFile'));
+    res = await app.request(withQuery('/v1/command/deleteFile'));
     t.equal(res.status, 422);
     t.match(res.json.error, /'name' not found/);
 });
@@ -185,25 +188,25 @@ t.test('deleteFile deletes a file, or a folder with its content', async t => {
 t.test('deleteFolder deletes a folder with sub-folders', async t => {
     await write('gone/a.txt', 'a');
     await write('gone/deep/b.txt', 'b');
-    let res = await iob.request('/v1/command/deleteFolder', { method: 'POST', body: { adapter: META, name: 'gone' } });
+    let res = await app.request('/v1/command/deleteFolder', { method: 'POST', body: { adapter: META, name: 'gone' } });
     t.same(res.json, { error: null, results: [] });
     t.notOk(await exists('gone/deep/b.txt'));
     t.same(await list('gone'), []);
-    res = await iob.request('/v1/command/deleteFolder', { method: 'POST', body: { name: 'gone' } });
+    res = await app.request('/v1/command/deleteFolder', { method: 'POST', body: { name: 'gone' } });
     t.equal(res.status, 422);
     t.match(res.json.error, /'adapter' not found/);
 });
 
 t.test('renameFile moves one file', async t => {
     await write('mv/a.txt', 'content');
-    let res = await iob.request(withQuery('/v1/command/renameFile', { oldName: 'mv/a.txt', newName: 'mv/b.txt' }));
+    let res = await app.request(withQuery('/v1/command/renameFile', { oldName: 'mv/a.txt', newName: 'mv/b.txt' }));
     t.same(res.json, { error: null, results: [] });
     t.notOk(await exists('mv/a.txt'));
     t.equal(await read('mv/b.txt'), 'content');
-    res = await iob.request(withQuery('/v1/command/renameFile', { oldName: 'mv/a.txt', newName: 'mv/c.txt' }));
+    res = await app.request(withQuery('/v1/command/renameFile', { oldName: 'mv/a.txt', newName: 'mv/c.txt' }));
     t.equal(res.status, 404);
     t.equal(res.json.error, 'Not exists');
-    res = await iob.request(withQuery('/v1/command/renameFile', { oldName: 'mv/b.txt' }));
+    res = await app.request(withQuery('/v1/command/renameFile', { oldName: 'mv/b.txt' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /'newName' not found/);
     t.ok(await exists('mv/b.txt'));
@@ -212,23 +215,23 @@ t.test('renameFile moves one file', async t => {
 t.test('rename moves a folder recursively; a missing one is no error', async t => {
     await write('rdir/a.txt', 'a');
     await write('rdir/sub/b.txt', 'b');
-    let res = await iob.request(withQuery('/v1/command/rename', { oldName: 'rdir', newName: 'rdir2' }));
+    let res = await app.request(withQuery('/v1/command/rename', { oldName: 'rdir', newName: 'rdir2' }));
     t.same(res.json, { error: null, results: [] });
     t.equal(await read('rdir2/a.txt'), 'a');
     t.equal(await read('rdir2/sub/b.txt'), 'b');
     t.same(await list('rdir'), []);
-    res = await iob.request(withQuery('/v1/command/rename', { oldName: 'no/such', newName: 'other' }));
+    res = await app.request(withQuery('/v1/command/rename', { oldName: 'no/such', newName: 'other' }));
     t.same(res.json, { error: null, results: [] });
-    res = await iob.request(withQuery('/v1/command/rename', { newName: 'x' }));
+    res = await app.request(withQuery('/v1/command/rename', { newName: 'x' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /'oldName' not found/);
 });
 
 t.test('mkdir creates a folder that readDir lists', async t => {
-    let res = await iob.request(withQuery('/v1/command/mkdir', { dirName: 'made/deep' }));
+    let res = await app.request(withQuery('/v1/command/mkdir', { dirName: 'made/deep' }));
     t.same(res.json, { error: null, results: [] });
     t.match(await list('made'), [{ file: 'deep', isDir: true }]);
-    res = await iob.request(withQuery('/v1/command/mkdir'));
+    res = await app.request(withQuery('/v1/command/mkdir'));
     t.equal(res.status, 422);
     t.match(res.json.error, /'dirName' not found/);
 });
@@ -236,21 +239,21 @@ t.test('mkdir creates a folder that readDir lists', async t => {
 t.test('readDir lists files and folders; an empty adapter lists the meta objects', async t => {
     await write('listing/file.txt', 'five!');
     await write('listing/sub/inner.txt', 'x');
-    let res = await iob.request(withQuery('/v1/command/readDir', { dirName: 'listing' }));
+    let res = await app.request(withQuery('/v1/command/readDir', { dirName: 'listing' }));
     t.equal(res.status, 200);
     t.match(res.json, {
         error: null,
         result: [{ file: 'file.txt', isDir: false, stats: { size: 5 }, acl: { owner: 'system.user.admin' } }, { file: 'sub', isDir: true }],
     });
     t.equal(res.json.result.length, 2);
-    res = await iob.request(withQuery('/v1/command/readDir', { adapter: '', dirName: '' }));
+    res = await app.request(withQuery('/v1/command/readDir', { adapter: '', dirName: '' }));
     t.ok(res.json.result.some((e: { file: string; isDir: boolean }) => e.file === META && e.isDir));
-    res = await iob.request(withQuery('/v1/command/readDir', { dirName: 'nothing', options: '{"filter":true}' }));
+    res = await app.request(withQuery('/v1/command/readDir', { dirName: 'nothing', options: '{"filter":true}' }));
     t.same(res.json, { error: null, result: [] });
-    res = await iob.request(withQuery('/v1/command/readDir', { adapter: 'system.config', dirName: '' }));
+    res = await app.request(withQuery('/v1/command/readDir', { adapter: 'system.config', dirName: '' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /is not an object of type "meta"/);
-    res = await iob.request(withQuery('/v1/command/readDir'));
+    res = await app.request(withQuery('/v1/command/readDir'));
     t.equal(res.status, 422);
     t.match(res.json.error, /'dirName' not found/);
 });
@@ -258,21 +261,21 @@ t.test('readDir lists files and folders; an empty adapter lists the meta objects
 t.test('chmodFile changes the mode of a file or a folder', async t => {
     await write('perm/a.txt', 'a');
     await write('perm/b.txt', 'b');
-    let res = await iob.request(withQuery('/v1/command/chmodFile', { fileName: 'perm/a.txt', options: '{"mode":"600"}' }));
+    let res = await app.request(withQuery('/v1/command/chmodFile', { fileName: 'perm/a.txt', options: '{"mode":"600"}' }));
     t.match(res.json, { error: null, result: [{ file: 'a.txt', path: 'perm', acl: { permissions: 0x600 } }] });
-    res = await iob.request('/v1/command/chmodFile', { method: 'POST', body: { adapter: META, fileName: 'perm', options: { mode: 0x640 } } });
+    res = await app.request('/v1/command/chmodFile', { method: 'POST', body: { adapter: META, fileName: 'perm', options: { mode: 0x640 } } });
     t.equal(res.json.result.length, 2);
     t.same((await list('perm')).map(e => e.acl?.permissions), [0x640, 0x640]);
 
     for (const options of [undefined, '{}']) {
-        res = await iob.request(withQuery('/v1/command/chmodFile', { fileName: 'perm/a.txt', ...(options ? { options } : {}) }));
+        res = await app.request(withQuery('/v1/command/chmodFile', { fileName: 'perm/a.txt', ...(options ? { options } : {}) }));
         t.equal(res.status, 422);
         t.equal(res.json.error, 'no options');
     }
-    res = await iob.request(withQuery('/v1/command/chmodFile', { fileName: 'perm/a.txt', options: '{"mode":"xyz"}' }));
+    res = await app.request(withQuery('/v1/command/chmodFile', { fileName: 'perm/a.txt', options: '{"mode":"xyz"}' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /'options'/);
-    res = await iob.request(withQuery('/v1/command/chmodFile', { options: '{"mode":"600"}' }));
+    res = await app.request(withQuery('/v1/command/chmodFile', { options: '{"mode":"600"}' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /'fileName' not found/);
     t.same((await list('perm')).map(e => e.acl?.permissions), [0x640, 0x640], 'refused calls changed nothing');
@@ -280,15 +283,15 @@ t.test('chmodFile changes the mode of a file or a folder', async t => {
 
 t.test('chownFile changes owner and group; the owner defaults to the caller', async t => {
     await write('own/a.txt', 'a');
-    let res = await iob.request(withQuery('/v1/command/chownFile', { fileName: 'own/a.txt', options: '{"owner":"system.user.admin","ownerGroup":"system.group.user"}' }));
+    let res = await app.request(withQuery('/v1/command/chownFile', { fileName: 'own/a.txt', options: '{"owner":"system.user.admin","ownerGroup":"system.group.user"}' }));
     t.match(res.json, { error: null, result: [{ file: 'a.txt', acl: { owner: 'system.user.admin', ownerGroup: 'system.group.user' } }] });
     t.match((await list('own'))[0].acl, { ownerGroup: 'system.group.user' });
-    res = await iob.request(withQuery('/v1/command/chownFile', { fileName: 'own/a.txt', options: '{}' }));
+    res = await app.request(withQuery('/v1/command/chownFile', { fileName: 'own/a.txt', options: '{}' }));
     t.match(res.json.result, [{ acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator' } }]);
-    res = await iob.request(withQuery('/v1/command/chownFile', { fileName: 'own/a.txt' }));
+    res = await app.request(withQuery('/v1/command/chownFile', { fileName: 'own/a.txt' }));
     t.equal(res.status, 422);
     t.equal(res.json.error, 'no options');
-    res = await iob.request(withQuery('/v1/command/chownFile', { fileName: 'own/a.txt', options: '{"owner":"system.user.nobody"}' }));
+    res = await app.request(withQuery('/v1/command/chownFile', { fileName: 'own/a.txt', options: '{"owner":"system.user.nobody"}' }));
     t.equal(res.status, 422);
     t.match(res.json.error, /belongs to no group/);
     t.match((await list('own'))[0].acl, { owner: 'system.user.admin', ownerGroup: 'system.group.administrator' });
@@ -296,11 +299,11 @@ t.test('chownFile changes owner and group; the owner defaults to the caller', as
 
 t.test('fileExists', async t => {
     await write('ex/here.txt', 'x');
-    let res = await iob.request(withQuery('/v1/command/fileExists', { fileName: 'ex/here.txt' }));
+    let res = await app.request(withQuery('/v1/command/fileExists', { fileName: 'ex/here.txt' }));
     t.same(res.json, { error: null, result: true });
-    res = await iob.request(withQuery('/v1/command/fileExists', { fileName: 'ex/not.txt' }));
+    res = await app.request(withQuery('/v1/command/fileExists', { fileName: 'ex/not.txt' }));
     t.same(res.json, { error: null, result: false });
-    res = await iob.request(`/v1/command/fileExists?adapter=${META}`);
+    res = await app.request(`/v1/command/fileExists?adapter=${META}`);
     t.equal(res.status, 422);
     t.match(res.json.error, /'fileName' not found/);
 });
@@ -324,7 +327,7 @@ t.test('names with a ".." segment or control characters are refused before stora
         ['fileExists', { fileName: '../safe/inside.txt' }, 'fileName'],
     ];
     for (const [name, params, param] of cases) {
-        const res = await iob.request(withQuery(`/v1/command/${name}`, params));
+        const res = await app.request(withQuery(`/v1/command/${name}`, params));
         t.equal(res.status, 422, `${name} ${JSON.stringify(params)}`);
         t.match(res.json.error, new RegExp(`Argument '${param}'.*"\\.\\."`));
     }
@@ -334,8 +337,8 @@ t.test('names with a ".." segment or control characters are refused before stora
 });
 
 t.test('a user without file rights is refused by every file command and changes nothing', async t => {
-    await write('keep/a.txt', 'keep', limited);
-    const before = (await list('keep', limited)).map(e => [e.file, e.acl]);
+    await write('keep/a.txt', 'keep');
+    const before = (await list('keep')).map(e => [e.file, e.acl]);
     const calls: [string, Record<string, string>][] = [
         ['readFile', { fileName: 'keep/a.txt' }],
         ['readFile64', { fileName: 'keep/a.txt' }],
@@ -357,17 +360,18 @@ t.test('a user without file rights is refused by every file command and changes 
         t.equal(res.status, 403, name);
         t.equal(res.json.error, 'permissionError', name);
     }
-    t.equal(await read('keep/a.txt', limited), 'keep');
-    t.notOk(await exists('keep/new.txt', limited));
-    t.notOk(await exists('keep/b.txt', limited));
-    t.same(await list('moved', limited), []);
-    t.same((await list('keep', limited)).map(e => [e.file, e.acl]), before);
+    t.equal(await read('keep/a.txt'), 'keep');
+    t.notOk(await exists('keep/new.txt'));
+    t.notOk(await exists('keep/b.txt'));
+    t.same(await list('moved'), []);
+    t.same((await list('keep')).map(e => [e.file, e.acl]), before);
 });
 
 t.test("js-controller's file ACL applies to the caller on every level of recursion", async t => {
-    await limited.restart({ defaultUser: 'member' });
-    await limited.storage.objects.writeFileAsync(META, 'priv/open.txt', 'for everyone', { mode: 0x666 });
-    await limited.storage.objects.writeFileAsync(META, 'priv/secret.txt', 'admin only', { mode: 0x600 });
+    await limited.close();
+    limited = await host.app({ defaultUser: 'member' });
+    await host.storage.objects.writeFileAsync(META, 'priv/open.txt', 'for everyone', { mode: 0x666 });
+    await host.storage.objects.writeFileAsync(META, 'priv/secret.txt', 'admin only', { mode: 0x600 });
     let res = await limited.request(withQuery('/v1/command/readFile', { fileName: 'priv/open.txt' }));
     t.same(res.json, { error: null, results: ['for everyone', 'text/plain'] }, 'the member passes the command ACL');
     res = await limited.request(withQuery('/v1/command/readFile', { fileName: 'priv/secret.txt' }));
@@ -376,8 +380,8 @@ t.test("js-controller's file ACL applies to the caller on every level of recursi
 
     res = await limited.request(withQuery('/v1/command/rename', { oldName: 'priv', newName: 'taken' }));
     t.equal(res.status, 403, 'rename stops at the file the caller may not write');
-    t.equal(await read('priv/secret.txt', limited), 'admin only');
-    t.notOk(await exists('taken/secret.txt', limited));
+    t.equal(await read('priv/secret.txt'), 'admin only');
+    t.notOk(await exists('taken/secret.txt'));
 
     const smuggled: [string, Record<string, unknown>][] = [
         ['chmodFile', { mode: 0x666, user: 'system.user.admin', groups: ['system.group.administrator'], acl: ALL_FILE_RIGHTS }],
@@ -387,10 +391,10 @@ t.test("js-controller's file ACL applies to the caller on every level of recursi
         res = await limited.request(`/v1/command/${name}`, { method: 'POST', body: { adapter: META, fileName: 'priv/secret.txt', options } });
         t.equal(res.status, 403, `${name}: options cannot carry another user or ACL`);
     }
-    t.match((await list('priv', limited)).find(e => e.file === 'secret.txt')?.acl, { owner: 'system.user.admin', permissions: 0x600 });
+    t.match((await list('priv')).find(e => e.file === 'secret.txt')?.acl, { owner: 'system.user.admin', permissions: 0x600 });
 
     res = await limited.request(withQuery('/v1/command/unlink', { name: 'priv' }));
     t.equal(res.status, 403, 'the recursive delete runs as the caller, not unrestricted');
     t.equal(res.json.error, 'permissionError');
-    t.equal(await read('priv/secret.txt', limited), 'admin only');
+    t.equal(await read('priv/secret.txt'), 'admin only');
 });
