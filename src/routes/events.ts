@@ -31,7 +31,7 @@ function patternList(param: string, text: string | null | undefined): string[] {
 }
 
 /** An id we never issued (not a number) counts as older than the replay buffer: the client gets an overflow event. */
-function lastEventId(headers: IncomingHttpHeaders, input: Record<string, unknown>): number | undefined {
+function lastEventId(headers: IncomingHttpHeaders, input: { lastEventId?: number }): number | undefined {
     const raw = headers['last-event-id'] ?? input.lastEventId;
     if (raw === undefined || raw === '') {
         return undefined;
@@ -59,7 +59,7 @@ export const eventStreamRoute = defineRoute({
     },
     errors: [429],
     async handler({ input, headers, signal }, ctx) {
-        const patterns = { states: patternList('pattern', input.pattern as string | undefined), objects: patternList('objects', input.objects as string | undefined) };
+        const patterns = { states: patternList('pattern', input.pattern), objects: patternList('objects', input.objects) };
         if (!patterns.states.length && !patterns.objects.length) {
             throw new HttpError('INVALID_PARAMS', 'pattern or objects is required', {
                 context: {
@@ -71,12 +71,13 @@ export const eventStreamRoute = defineRoute({
             });
         }
         if (patterns.states.length + patterns.objects.length > MAX_PATTERNS) {
-            throw tooManyPatterns(['pattern', 'objects'].filter(name => input[name] !== undefined));
+            // the input holds only the parameters given, in the order of the schema
+            throw tooManyPatterns(Object.keys(input).filter(name => name === 'pattern' || name === 'objects'));
         }
         if (patterns.objects.length && !isAllowed(ctx.acl, { type: 'object', operation: 'read' })) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        const options = { heartbeatMs: input.heartbeat as number, lastEventId: lastEventId(headers, input) };
+        const options = { heartbeatMs: input.heartbeat ?? DEFAULT_HEARTBEAT_MS, lastEventId: lastEventId(headers, input) };
         const start = await ctx.app.sse.open(ctx.owner, patterns, options);
         // a `waits` route always gets a signal
         return Reply.stream(start, signal!, SSE_HEADERS);

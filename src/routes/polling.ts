@@ -30,7 +30,7 @@ export const pollingRoute = defineRoute({
     }),
     handler(req, ctx) {
         const session = ctx.app.polling.getOrCreate(ctx.owner, sidOf(req));
-        const timeout = req.input.timeout as number | undefined;
+        const { timeout } = req.input;
         if ('connect' in req.query || 'check' in req.query) {
             session.timeout = timeout ?? DEFAULT_POLL_TIMEOUT_MS;
             session.lastSeen = Date.now();
