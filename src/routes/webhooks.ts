@@ -105,7 +105,7 @@ export const receiveWebhookRoute = defineRoute({
         'No login: the receiver\'s secret as ?key=<secret>, or an HMAC-SHA256 signature of the body in X-Webhook-Signature ' +
         '(sha256=<hex>) or in the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature). Every leaf of a ' +
         'JSON object or array (arrays by index; at most 500 values and 8 levels) or form field becomes a state, created on first ' +
-        'sight (read-only, its type from the value); `raw` keeps the body as text, `lastReceived` the time. A wrong secret is 401 ' +
+        'sight (read-only, its type from the value); `raw` keeps the body, as text; `lastReceived` the time. A wrong secret is 401 ' +
         'and damped like passwords; nothing is written on any error.',
     tag: 'webhooks',
     permission: null,
