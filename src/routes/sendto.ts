@@ -7,6 +7,7 @@ import { paramsError } from '../command-runtime/parse-params';
 import { isTrueFlag } from '../http/query';
 import { MAX_JSON_DEPTH, tooDeep } from '../http/read-body';
 import { defineRoute, type RouteRequest } from '../http/route';
+import { opaque } from '../http/schemas';
 import type { RequestContext } from '../request-context';
 import { Reply } from '../http/send';
 
@@ -98,7 +99,7 @@ async function sendTo(req: SendToInput, ctx: RequestContext): Promise<unknown> {
 const SENDTO_ANSWERS = {
     '200': {
         description: 'The instance\'s reply as it is (or {"result":"sent"} with noResponse); with responseContentType that type',
-        content: { 'application/json': Type.Unknown(), '*/*': Type.String() },
+        content: { 'application/json': opaque('The instance\'s reply: any JSON it sent, or null when it sent nothing'), '*/*': Type.String() },
     },
 };
 
