@@ -22,7 +22,7 @@ export function runCommand(cmd: Command, raw: RawParams, ctx: RequestContext, bo
     }
     let answer: unknown;
     try {
-        answer = cmd.handler(params as never, ctx);
+        answer = cmd.handler(params, ctx);
     } catch (err) {
         throw fromAdapterError(err);
     }
@@ -44,7 +44,7 @@ function scopedContext(cmd: Command, params: Record<string, unknown>, ctx: Reque
         assertInReadScope(ctx, id);
         return ctx;
     }
-    assertInWriteScope(ctx, id, { id }, !!cmd.recursive?.(params as never));
+    assertInWriteScope(ctx, id, { id }, !!cmd.recursive?.(params));
     return writingContext(ctx);
 }
 

@@ -1,20 +1,24 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { TObject, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Permission } from '../access/rules';
 import type { Query } from './query';
 import type { RequestContext } from '../request-context';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteRequest {
+/**
+ * A request as its route declared it: `defineRoute` types `params`, `input` and `body` from the
+ * route's path, `params`, `query`, `body` and `requestBody`; without type arguments the untyped form.
+ */
+export interface RouteRequest<Params = Record<string, string>, Input = Record<string, unknown>, Body = unknown> {
     /** Path parameters, checked by the route's path schema. */
-    params: Record<string, string>;
+    params: Params;
     /** The query as sent; read `input` for declared parameters. */
     query: Query;
     /** The declared query parameters, parsed and checked by the route's `query` schema (422 otherwise). */
-    input: Record<string, unknown>;
+    input: Input;
     /** A JSON body parsed by the route's object `requestBody` (declared fields typed, free ones kept). */
-    body: unknown;
+    body: Body;
     headers: IncomingHttpHeaders;
     /** The client's address, e.g. for damping password guessing. */
     remoteAddress: string;
@@ -102,6 +106,55 @@ export interface Route {
     handler(req: RouteRequest, ctx: RequestContext): unknown;
 }
 
-export function defineRoute(route: Route): Route {
+type BodyKind = NonNullable<Route['body']>;
+
+/** `:name` parts of a path literal, and `*` for a trailing wildcard; any name for a path that is no literal. */
+type PathNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}` ? Name | PathNames<Rest> : Path extends `${string}:${infer Name}` ? Name : never;
+type PathParams<Path extends string> = string extends Path ? Record<string, string> : Record<PathNames<Path> | (Path extends `${string}*` ? '*' : never), string>;
+
+/** Declared path parameters as their schema parses them; the other `:name`s as text. */
+type ParamsOf<Path extends string, P> = P extends TObject ? Omit<PathParams<Path>, keyof Static<P>> & Static<P> : PathParams<Path>;
+/** The declared query parameters; none without a `query` schema. */
+type InputOf<Q> = Q extends TObject ? Static<Q> : Record<never, never>;
+/**
+ * What the body reader and `routeBody` (route-input.ts) give: a JSON body checked by an object schema
+ * (absent when optional), other JSON as sent, a form's fields, an upload's or raw body's bytes.
+ */
+type BodyOf<K, B, Optional> = K extends 'json'
+    ? B extends TObject
+        ? Static<B> | (Optional extends true ? undefined : never)
+        : unknown
+    : K extends 'form'
+      ? Record<string, unknown> | undefined
+      : K extends 'upload'
+        ? Buffer | undefined
+        : K extends 'raw'
+          ? Buffer
+          : undefined;
+
+type TypedRequest<Path extends string, Q, P, K, B, Optional> = RouteRequest<ParamsOf<Path, P>, InputOf<Q>, BodyOf<K, B, Optional>>;
+
+/** A route as written in its file: the same fields as `Route`, with the handler's request typed by them. */
+export interface RouteDeclaration<Path extends string, Q, P, K, B, Optional> extends Omit<Route, 'path' | 'query' | 'params' | 'body' | 'requestBody' | 'optionalBody' | 'beforeBody' | 'handler'> {
+    path: Path;
+    query?: Q;
+    params?: P;
+    body?: K;
+    requestBody?: B;
+    optionalBody?: Optional;
+    // typed by the fields above, never a source of their types
+    beforeBody?(req: NoInfer<TypedRequest<Path, Q, P, K, B, Optional>>, ctx: RequestContext): Promise<void> | void;
+    handler(req: NoInfer<TypedRequest<Path, Q, P, K, B, Optional>>, ctx: RequestContext): unknown;
+}
+
+/** Declares a route; its handler reads `params`, `input` and `body` typed by the declared schemas. */
+export function defineRoute<
+    const Path extends string,
+    Q extends TObject | undefined = undefined,
+    P extends TObject | undefined = undefined,
+    K extends BodyKind | undefined = undefined,
+    B extends TSchema | undefined = undefined,
+    Optional extends boolean | undefined = undefined,
+>(route: RouteDeclaration<Path, Q, P, K, B, Optional>): Route {
     return route;
 }

@@ -42,8 +42,7 @@ export const queryStatesRoute = defineRoute({
     }),
     responses: { '200': { description: 'id → state (or its fields), or {error, status} for an unknown or forbidden id', content: { 'application/json': perId } } },
     async handler({ body }, ctx) {
-        const request = body as { ids: string[]; fields?: string[] };
-        assertBulkSize(request.ids.length);
-        return readStatesById(ctx, request.ids, stateFields(request.fields));
+        assertBulkSize(body.ids.length);
+        return readStatesById(ctx, body.ids, stateFields(body.fields));
     },
 });

@@ -8,15 +8,19 @@ import type { RequestContext } from '../request-context';
 import { runCommand } from '../command-runtime/run-command';
 import { Reply } from '../http/send';
 
-function mergeParams(query: Query, body: unknown): RawParams {
+function isJsonObject(value: unknown): value is RawParams {
+    return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The parameters of a JSON body; none without a body. */
+function bodyParams(body: unknown): RawParams | undefined {
     if (body === undefined) {
-        return query;
+        return undefined;
     }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    if (!isJsonObject(body)) {
         throw new HttpError('INVALID_PARAMS', 'The body must be a JSON object of parameters');
     }
-    // as in 4.0.2 the body wins over the query and keeps its JSON types
-    return { ...query, ...(body as RawParams) };
+    return body;
 }
 
 /**
@@ -24,9 +28,11 @@ function mergeParams(query: Query, body: unknown): RawParams {
  * request's path, for the `Link` to a listing's next page.
  */
 export function commandReply(cmd: Command, query: Query, body: unknown, ctx: RequestContext, path: string): Reply | Promise<Reply> {
-    const params = mergeParams(query, body);
+    const fromBody = bodyParams(body);
+    // as in 4.0.2 the body wins over the query and keeps its JSON types
+    const params: RawParams = fromBody ? { ...query, ...fromBody } : query;
     // a JSON null from the body is a value, not a bare query flag
-    const value = runCommand(cmd, params, ctx, body === undefined ? undefined : new Set(Object.keys(body as object)));
+    const value = runCommand(cmd, params, ctx, fromBody && new Set(Object.keys(fromBody)));
     const wrap = (resolved: unknown): Reply => (resolved instanceof Page ? pageEnvelope(cmd, resolved, path, params) : envelope(cmd, resolved));
     return value instanceof Promise ? value.then(wrap) : wrap(value);
 }

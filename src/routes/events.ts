@@ -34,7 +34,7 @@ function patternList(param: string, text: string | null | undefined): string[] {
 }
 
 /** As sent; an id we never issued gets an overflow event first (src/events/sse-channel.ts). */
-function lastEventId(headers: IncomingHttpHeaders, input: Record<string, unknown>): string | undefined {
+function lastEventId(headers: IncomingHttpHeaders, input: { lastEventId?: string }): string | undefined {
     const raw = headers['last-event-id'] ?? input.lastEventId;
     return typeof raw === 'string' && raw !== '' ? raw : undefined;
 }
@@ -58,7 +58,7 @@ export const eventStreamRoute = defineRoute({
     },
     errors: [429],
     async handler({ input, headers, signal }, ctx) {
-        const patterns = { states: patternList('pattern', input.pattern as string | undefined), objects: patternList('objects', input.objects as string | undefined) };
+        const patterns = { states: patternList('pattern', input.pattern), objects: patternList('objects', input.objects) };
         if (!patterns.states.length && !patterns.objects.length) {
             throw new HttpError('INVALID_PARAMS', 'pattern or objects is required', {
                 context: {
@@ -70,13 +70,14 @@ export const eventStreamRoute = defineRoute({
             });
         }
         if (patterns.states.length + patterns.objects.length > MAX_PATTERNS) {
-            throw tooManyPatterns(['pattern', 'objects'].filter(name => input[name] !== undefined));
+            // the input holds only the parameters given, in the order of the schema
+            throw tooManyPatterns(Object.keys(input).filter(name => name === 'pattern' || name === 'objects'));
         }
         if (patterns.objects.length && !isAllowed(ctx.acl, { type: 'object', operation: 'read' })) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
         const options = {
-            heartbeatMs: input.heartbeat as number,
+            heartbeatMs: input.heartbeat ?? DEFAULT_HEARTBEAT_MS,
             lastEventId: lastEventId(headers, input),
             changedSince: (since: number) => changedSince(ctx, patterns, since),
         };

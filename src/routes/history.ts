@@ -72,8 +72,7 @@ export const postHistoryRoute = defineRoute({
     body: 'json',
     requestBody: Type.Object({ id: Type.String({ minLength: 1 }), options: Type.Optional(historyQuery) }),
     async handler({ body }, ctx) {
-        const request = body as { id: string; options?: Record<string, unknown> };
-        return historyValues(ctx, request.id, request.options ?? {});
+        return historyValues(ctx, body.id, body.options ?? {});
     },
 });
 
@@ -101,7 +100,7 @@ export const addHistoryRoute = defineRoute({
         if (!common?.type) {
             throw new HttpError('NOT_FOUND', 'State not found', { context: { stateId: id } });
         }
-        return adapterCall(storeState(ctx, id, historyState(input, convertText(input.val as string, common.type, id))), { id });
+        return adapterCall(storeState(ctx, id, historyState(input, convertText(input.val, common.type, id))), { id });
     },
 });
 
@@ -120,7 +119,7 @@ export const postAddHistoryRoute = defineRoute({
         state: Type.Object({ val: Type.Unknown(), ts: Type.Optional(Type.Number()), ack: Type.Optional(Type.Boolean()), q: Type.Optional(Type.Number()), from: Type.Optional(Type.String()) }),
     }),
     async handler({ body }, ctx) {
-        const { id, state } = body as { id: string; state: Record<string, unknown> };
+        const { id, state } = body;
         if (!('val' in state)) {
             throw paramsError([{ param: 'state.val', problem: 'required' }], ['id', 'state']);
         }

@@ -1,9 +1,11 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { credentialsOf } from '../auth/authenticate';
 import { issueTokens, refreshTokens, revokeToken, REFRESH_TTL_SECONDS, type TokenAnswer, type TokenServices } from '../auth/tokens';
 import { HttpError } from '../http/http-error';
 import { json } from '../http/schemas';
-import { defineRoute, type Route, type RouteRequest } from '../http/route';
+import { defineRoute, type Route } from '../http/route';
+import type { Query } from '../http/query';
 import type { RequestContext } from '../request-context';
 import { Reply } from '../http/send';
 
@@ -31,12 +33,19 @@ function cookie(token: string, ctx: RequestContext, maxAge?: number): string {
     return parts.join('; ');
 }
 
-function params(req: RouteRequest): Record<string, string> {
-    const merged: Record<string, unknown> = { ...req.query, ...((req.body as Record<string, unknown>) ?? {}) };
+/** A token request's fields: the query, and a form or JSON body (POST) over it. */
+interface TokenRequest {
+    query: Query;
+    body?: Record<string, unknown>;
+    remoteAddress: string;
+}
+
+function params({ query, body }: TokenRequest): Record<string, string> {
+    const merged: Record<string, unknown> = { ...query, ...(body ?? {}) };
     return Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]));
 }
 
-async function token(req: RouteRequest, ctx: RequestContext): Promise<Reply> {
+async function token(req: TokenRequest, ctx: RequestContext): Promise<Reply> {
     const p = params(req);
     const ttl = ctx.app.config.ttl;
     let answer: TokenAnswer | null;
@@ -65,8 +74,8 @@ async function token(req: RouteRequest, ctx: RequestContext): Promise<Reply> {
     return Reply.json(answer, 200, { ...NO_STORE, 'Set-Cookie': cookie(answer.access_token, ctx, maxAge) });
 }
 
-function cookieToken(req: RouteRequest): string | undefined {
-    return /(?:^|;\s*)access_token=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+function cookieToken(cookie: string | undefined): string | undefined {
+    return /(?:^|;\s*)access_token=([^;]+)/.exec(cookie ?? '')?.[1];
 }
 
 const TOKENS = json(
@@ -75,8 +84,8 @@ const TOKENS = json(
 );
 const DONE = json(Type.Object({}, { additionalProperties: true }), 'Done');
 
-const oauthRoute = (method: Route['method'], path: string, summary: string, handler: Route['handler'], extra: Partial<Route> = {}): Route =>
-    defineRoute({ method, path, summary, tag: 'auth', permission: null, public: true, bodyLimit: OAUTH_BODY_LIMIT, handler, responses: { '200': DONE }, ...extra });
+/** What every login route shares: open to anyone, so its body stays small. */
+const OAUTH = { tag: 'auth', permission: null, public: true, bodyLimit: OAUTH_BODY_LIMIT } satisfies Partial<Route>;
 
 const tokenQuery = Type.Object({
     grant_type: Type.Union([Type.Literal('password'), Type.Literal('refresh_token')]),
@@ -86,35 +95,62 @@ const tokenQuery = Type.Object({
     stayloggedin: Type.Optional(Type.Boolean({ description: 'The cookie outlives the browser session' })),
 });
 
+async function logout(req: { query: Query; headers: IncomingHttpHeaders }, ctx: RequestContext): Promise<Reply> {
+    const value = req.query.token || cookieToken(req.headers.cookie) || credentialsOf(req.headers, {}).token;
+    if (value) {
+        await revokeToken(ctx.storage, value);
+    }
+    return Reply.json({ result: 'OK' }, 200, { ...NO_STORE, 'Set-Cookie': cookie('', ctx, 0) });
+}
+
 /** OAuth2 password and refresh grants, RFC 7009 revocation and logout; present only while `auth` is on. */
 export const oauthRoutes: Route[] = [
-    oauthRoute('POST', '/oauth/token', 'Get an access and a refresh token (form or JSON body)', token, { body: 'form', requestBody: tokenQuery, responses: { '200': TOKENS }, errors: [400, 429] }),
+    defineRoute({
+        ...OAUTH,
+        method: 'POST',
+        path: '/oauth/token',
+        summary: 'Get an access and a refresh token (form or JSON body)',
+        body: 'form',
+        requestBody: tokenQuery,
+        responses: { '200': TOKENS },
+        errors: [400, 429],
+        handler: token,
+    }),
     // a missing or unknown grant_type is OAuth's own 400 unsupported_grant_type, not a 422
-    oauthRoute('GET', '/oauth/token', 'Get tokens with query parameters (documented by 4.0.2; prefer POST)', token, {
+    defineRoute({
+        ...OAUTH,
+        method: 'GET',
+        path: '/oauth/token',
+        summary: 'Get tokens with query parameters (documented by 4.0.2; prefer POST)',
         query: Type.Object({ ...tokenQuery.properties, grant_type: Type.Optional(Type.String({ description: 'password or refresh_token' })) }),
         responses: { '200': TOKENS },
         errors: [400, 429],
+        handler: token,
     }),
-    oauthRoute(
-        'POST',
-        '/oauth/revoke',
-        'Revoke an access or refresh token and its partner (RFC 7009: always 200)',
-        async (req, ctx) => {
+    defineRoute({
+        ...OAUTH,
+        method: 'POST',
+        path: '/oauth/revoke',
+        summary: 'Revoke an access or refresh token and its partner (RFC 7009: always 200)',
+        body: 'form',
+        requestBody: Type.Object({ token: Type.String(), token_type_hint: Type.Optional(Type.String()) }),
+        responses: { '200': DONE },
+        async handler(req, ctx) {
             const { token: value } = params(req);
             if (value) {
                 await revokeToken(ctx.storage, value);
             }
             return Reply.json({}, 200, NO_STORE);
         },
-        { body: 'form', requestBody: Type.Object({ token: Type.String(), token_type_hint: Type.Optional(Type.String()) }) },
-    ),
+    }),
     ...(['GET', 'POST'] as const).map(method =>
-        oauthRoute(method, '/logout', 'End the login session of the token (cookie, ?token= or Bearer)', async (req, ctx) => {
-            const value = req.query.token || cookieToken(req) || credentialsOf(req.headers, {}).token;
-            if (value) {
-                await revokeToken(ctx.storage, value);
-            }
-            return Reply.json({ result: 'OK' }, 200, { ...NO_STORE, 'Set-Cookie': cookie('', ctx, 0) });
+        defineRoute({
+            ...OAUTH,
+            method,
+            path: '/logout',
+            summary: 'End the login session of the token (cookie, ?token= or Bearer)',
+            responses: { '200': DONE },
+            handler: logout,
         }),
     ),
 ];

@@ -8,7 +8,7 @@ import { listingParams, listingReply, pageParams } from '../objects/listing-page
 import { objectSource } from '../objects/listing-sources';
 import { assertInWriteScope, withVisibleMembers } from '../access/read-checks';
 import { writingContext, type RequestContext } from '../request-context';
-import { defineRoute, type RouteRequest } from '../http/route';
+import { defineRoute } from '../http/route';
 import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../http/schemas';
 
 const READ = { type: 'object', operation: 'read' } as const;
@@ -20,9 +20,7 @@ const objectBody = Type.Object(
 );
 
 /** The body, a JSON object by its schema; a new object also needs the shape `objectBody` declares. */
-function objectFromBody(req: RouteRequest, requireShape: boolean): ioBroker.SettableObject {
-    const id = req.params.objectId;
-    const obj = req.body as Record<string, unknown>;
+function objectFromBody(id: string, obj: Record<string, unknown>, requireShape: boolean): ioBroker.SettableObject {
     if (requireShape && (typeof obj.type !== 'string' || !obj.common || typeof obj.common !== 'object' || Array.isArray(obj.common))) {
         throw new HttpError('INVALID_PARAMS', 'An object needs a "type" string and a "common" object', { context: { id } });
     }
@@ -79,7 +77,7 @@ export const createObjectRoute = defineRoute({
     requestBody: objectBody,
     async handler(req, ctx) {
         const id = req.params.objectId;
-        const obj = objectFromBody(req, true);
+        const obj = objectFromBody(id, req.body, true);
         if (await readForWriting(ctx, id)) {
             throw new HttpError('CONFLICT', 'Object already exists', { context: { id } });
         }
@@ -102,12 +100,12 @@ export const updateObjectRoute = defineRoute({
         const id = req.params.objectId;
         const existing = await readForWriting(ctx, id);
         if (!existing) {
-            const obj = objectFromBody(req, true);
+            const obj = objectFromBody(id, req.body, true);
             await writeObject(ctx, id, obj);
             return obj;
         }
         // a copy: js-controller completes the object it is given, and the cache shares `existing`
-        const merged = mergeObject(structuredClone(existing) as unknown as Record<string, unknown>, objectFromBody(req, false) as never);
+        const merged = mergeObject(structuredClone(existing) as unknown as Record<string, unknown>, objectFromBody(id, req.body, false) as never);
         await writeObject(ctx, id, merged as unknown as ioBroker.SettableObject);
         return withVisibleMembers(ctx, merged);
     },
@@ -146,8 +144,8 @@ export const listObjectsRoute = defineRoute({
         ...pageParams('object'),
     }),
     handler({ input, url }, ctx) {
-        const filter = safePattern('filter', (input.filter as string | undefined) || '*');
-        const type = input.type as string | undefined;
+        const filter = safePattern('filter', input.filter || '*');
+        const { type } = input;
         // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2
         return listingReply(ctx, `objects\n${filter}\n${type ?? ''}`, listingParams(input, 'object'), url, objectSource(ctx, filter, type || undefined));
     },

@@ -5,6 +5,18 @@ import { defineRoute } from '../http/route';
 import { Reply } from '../http/send';
 import { sidOf } from './subscription-target';
 
+/** A poll's answer is text: `_`, nothing, or JSON of one event (an array with batch=true). */
+const POLL_ANSWER = Type.Union([
+    Type.Literal('_', { description: 'After connect: the session is ready' }),
+    Type.Literal('', { description: 'The poll timed out without an event' }),
+    Type.String({
+        pattern: '^[[{]',
+        description: 'One event as JSON text, or with batch=true a JSON array of them',
+        contentMediaType: 'application/json',
+        contentSchema: Type.Union([EVENT_BODY, Type.Array(EVENT_BODY)]),
+    }),
+]);
+
 /** 4.0.2's long-polling protocol: connect answers `_`, a poll one event as JSON text or an empty body. */
 export const pollingRoute = defineRoute({
     method: 'GET',
@@ -17,7 +29,7 @@ export const pollingRoute = defineRoute({
     responses: {
         '200': {
             description: '`_` after connect; otherwise one event as JSON text, an array of them with batch=true, or an empty body when the poll timed out',
-            content: { 'text/plain': EVENT_BODY },
+            content: { 'text/plain': POLL_ANSWER },
         },
     },
     query: Type.Object({
@@ -29,8 +41,8 @@ export const pollingRoute = defineRoute({
         batch: Type.Optional(Type.Boolean({ description: 'Answer a JSON array with every queued event' })),
     }),
     handler(req, ctx) {
-        const session = ctx.app.polling.getOrCreate(ctx.owner, sidOf(req));
-        const timeout = req.input.timeout as number | undefined;
+        const session = ctx.app.polling.getOrCreate(ctx.owner, sidOf(req.input.sid, req.remoteAddress));
+        const { timeout } = req.input;
         if ('connect' in req.query || 'check' in req.query) {
             session.timeout = timeout ?? DEFAULT_POLL_TIMEOUT_MS;
             session.lastSeen = Date.now();

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { inertHeaders } from '../http/active-content';
 import { HttpError } from '../http/http-error';
 import { adapterCall } from '../storage/adapter-errors';
@@ -7,6 +7,7 @@ import { paramsError } from '../command-runtime/parse-params';
 import { isTrueFlag } from '../http/query';
 import { MAX_JSON_DEPTH, tooDeep } from '../http/read-body';
 import { defineRoute, type RouteRequest } from '../http/route';
+import { opaque } from '../http/schemas';
 import type { RequestContext } from '../request-context';
 import { Reply } from '../http/send';
 
@@ -43,12 +44,12 @@ interface SendToRequest {
 }
 
 /** Body values win: message and timeout when truthy, the others whenever they are given (4.0.2's precedence). */
-function sendToRequest({ input, body }: RouteRequest): SendToRequest {
-    const b = (body ?? {}) as Partial<SendToRequest>;
+function sendToRequest({ input, body }: SendToInput): SendToRequest {
+    const b: SendToBody = body ?? {};
     return {
         message: b.message || input.message,
         timeout: b.timeout || input.timeout,
-        data: b.data !== undefined ? b.data : dataFromText(input.data as string | undefined),
+        data: b.data !== undefined ? b.data : dataFromText(input.data),
         noResponse: b.noResponse !== undefined ? b.noResponse : input.noResponse,
         responseContentType: b.responseContentType !== undefined ? b.responseContentType : input.responseContentType,
     };
@@ -66,7 +67,11 @@ async function ask(ctx: RequestContext, instance: string, request: SendToRequest
     }
 }
 
-async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> {
+/** The GET (query only) and the POST (a body too) request alike. */
+type SendToBody = Static<typeof sendToBody>;
+type SendToInput = RouteRequest<{ instance: string }, Static<typeof sendToQuery>, SendToBody | undefined>;
+
+async function sendTo(req: SendToInput, ctx: RequestContext): Promise<unknown> {
     const request = sendToRequest(req);
     if (!request.message) {
         throw new HttpError('INVALID_PARAMS', 'No message provided');
@@ -94,7 +99,7 @@ async function sendTo(req: RouteRequest, ctx: RequestContext): Promise<unknown> 
 const SENDTO_ANSWERS = {
     '200': {
         description: 'The instance\'s reply as it is (or {"result":"sent"} with noResponse); with responseContentType that type',
-        content: { 'application/json': Type.Unknown(), '*/*': Type.String() },
+        content: { 'application/json': opaque('The instance\'s reply: any JSON it sent, or null when it sent nothing'), '*/*': Type.String() },
     },
 };
 
@@ -115,6 +120,14 @@ const sendToQuery = Type.Object({
     noResponse: Type.Optional(Type.Boolean({ description: 'Do not wait for a reply; answers {"result":"sent"}' })),
     timeout: timeoutParam,
     responseContentType: Type.Optional(Type.String({ description: 'Answer the reply\'s result with this Content-Type; 501 when the reply has an error' })),
+});
+
+const sendToBody = Type.Object({
+    message: Type.Optional(Type.String({ description: 'The command; the query\'s message when left out' })),
+    data: Type.Optional(Type.Unknown()),
+    noResponse: Type.Optional(Type.Boolean()),
+    timeout: timeoutParam,
+    responseContentType: Type.Optional(Type.String()),
 });
 
 const summary = 'Send a message to an instance and answer its reply (408 on timeout; noResponse: do not wait)';
@@ -145,12 +158,6 @@ export const sendToPostRoute = defineRoute({
     body: 'json',
     // message and the rest may come from the query instead, as in 4.0.2
     optionalBody: true,
-    requestBody: Type.Object({
-        message: Type.Optional(Type.String({ description: 'The command; the query\'s message when left out' })),
-        data: Type.Optional(Type.Unknown()),
-        noResponse: Type.Optional(Type.Boolean()),
-        timeout: timeoutParam,
-        responseContentType: Type.Optional(Type.String()),
-    }),
+    requestBody: sendToBody,
     handler: sendTo,
 });

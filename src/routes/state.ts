@@ -33,7 +33,7 @@ const timeoutParam = Type.Optional(
     }),
 );
 
-const timeoutOf = (input: Record<string, unknown>): number => (input.timeout as number | undefined) ?? 0;
+const timeoutOf = (input: { timeout?: number }): number => input.timeout ?? 0;
 
 export const readState = defineRoute({
     method: 'GET',
@@ -70,7 +70,7 @@ export const readState = defineRoute({
 });
 
 /** `value` and `toggle` count by their presence, as in 4.0.2 (`?toggle`, `?value=` writes an empty text). */
-async function readStates(params: Record<string, string>, query: Query, input: Record<string, unknown>, ctx: RequestContext): Promise<unknown> {
+async function readStates(params: { stateId: string }, query: Query, input: { withInfo?: boolean; ack?: boolean; timeout?: number }, ctx: RequestContext): Promise<unknown> {
     const ids = splitIds(params.stateId);
     if (!ids.length) {
         throw new HttpError('NOT_FOUND', 'ID not found', { context: { id: params.stateId } });
@@ -115,7 +115,7 @@ export const updateState = defineRoute({
         from: Type.Optional(Type.String()),
     }),
     async handler({ params, input, body }, ctx) {
-        return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body as ioBroker.SettableState, timeoutOf(input));
+        return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body, timeoutOf(input));
     },
 });
 
@@ -136,7 +136,7 @@ export const toggleStateRoute = defineRoute({
     },
 });
 
-function plainReply(id: string, state: ioBroker.State | null, input: Record<string, unknown>): Reply {
+function plainReply(id: string, state: ioBroker.State | null, input: { extraPlain?: boolean }): Reply {
     if (!state) {
         throw new HttpError('NOT_FOUND', 'State not found', { context: { id } });
     }
@@ -184,7 +184,7 @@ export const listStates = defineRoute({
         ...pageParams('state'),
     }),
     handler({ input, url }, ctx) {
-        const filter = safePattern('filter', (input.filter as string | undefined) || '*');
+        const filter = safePattern('filter', input.filter || '*');
         // the admin's whole listings come from a coherent cache: the same answer for all admin requests
         return listingReply(ctx, `states\n${filter}`, listingParams(input, 'state'), url, stateSource(ctx, filter));
     },

@@ -4,8 +4,9 @@ import { readObject, readState } from '../storage/cache/cached-reads';
 import { HttpError } from '../http/http-error';
 import type { RequestContext } from '../request-context';
 import { EVENT_BODY } from '../events/schemas';
-import { defineRoute, type Method, type Route, type RouteRequest } from '../http/route';
-import { filterOf, param, subscriptionTarget } from './subscription-target';
+import { json, ObjectSchema, StateSchema } from '../http/schemas';
+import { defineRoute, type Route, type RouteResponse } from '../http/route';
+import { filterOf, subscriptionRequest, subscriptionTarget, type SubscriptionRequest } from './subscription-target';
 
 const READ_STATE = { type: 'state', operation: 'read' } as const;
 const READ_OBJECT = { type: 'object', operation: 'read' } as const;
@@ -19,6 +20,8 @@ const subscriptionQuery = Type.Object({
     delta: Type.Optional(Type.Number({ description: 'Only when the value moved at least this much' })),
     secret: Type.Optional(Type.String({ description: 'Sign every hook delivery (Standard Webhooks, HMAC-SHA256)' })),
 });
+/** The routes that take a pattern read it from the body or, as in 4.0.2, the query. */
+const patternQuery = Type.Object({ ...subscriptionQuery.properties, pattern: Type.Optional(Type.String({ description: 'Id pattern, e.g. ' + PATTERN_EXAMPLE })) });
 const subscriptionBody = Type.Object({ ...subscriptionQuery.properties, pattern: Type.Optional(Type.String()) });
 
 const HOOK_CALLS = {
@@ -26,26 +29,28 @@ const HOOK_CALLS = {
     content: { 'application/json': EVENT_BODY },
 };
 
-const route = (method: Method, path: string, summary: string, permission: Route['permission'], handler: Route['handler'], tag: string): Route =>
-    defineRoute({
-        method,
-        path,
-        summary,
-        tag,
-        permission,
-        scoped: 'ids',
-        body: 'json',
-        // the parameters may come from the query instead, as in 4.0.2
-        optionalBody: true,
-        query: subscriptionQuery,
-        ...(method === 'GET' ? {} : { requestBody: subscriptionBody }),
-        responses: { '200': { description: 'The current value, `{"result":"OK"}` or the list', content: { 'application/json': Type.Unknown() } }, 'x-events': HOOK_CALLS },
-        errors: [404, 409],
-        handler,
-    });
+/** What every subscription route answers besides its own 200: the events that follow. */
+const answers = (ok: RouteResponse): Record<string, RouteResponse> => ({ '200': ok, 'x-events': HOOK_CALLS });
 
-async function subscribeOne(req: RouteRequest, ctx: RequestContext, kind: 'state' | 'object'): Promise<unknown> {
-    const id = kind === 'state' ? req.params.stateId : req.params.objectId;
+const STATE_ANSWERS = answers(json(Type.Union([StateSchema, Type.Null()]), 'Subscribed: the current state (null when it has no value yet)'));
+const OBJECT_ANSWERS = answers(json(ObjectSchema, 'Subscribed: the current object'));
+const OK = Type.Object({ result: Type.Literal('OK') });
+const SUBSCRIBED = answers(json(OK, 'Subscribed'));
+const UNSUBSCRIBED = answers(json(OK, 'Unsubscribed (also when nothing was subscribed)'));
+const patternsList = (description: string) => Type.Array(Type.String(), { description });
+const STATE_LIST = answers(json(Type.Object({ states: patternsList('State ids and patterns') }), 'The subscribed state ids and patterns'));
+// 4.0.2 answered the object list under `states` too
+const OBJECT_LIST = answers(
+    json(Type.Object({ states: patternsList('Object ids and patterns, named as in 4.0.2'), objects: patternsList('The same list') }), 'The subscribed object ids and patterns'),
+);
+
+/**
+ * The fields all subscription routes share: their parameters may come from the query instead of
+ * the body, as in 4.0.2; a GET's JSON body is read as sent.
+ */
+const SUBSCRIPTION = { scoped: 'ids', body: 'json', optionalBody: true, errors: [404, 409] } satisfies Partial<Route>;
+
+async function subscribeOne(sub: SubscriptionRequest, ctx: RequestContext, kind: 'state' | 'object', id: string): Promise<unknown> {
     const context = { [kind === 'state' ? 'stateId' : 'objectId']: id };
     if (isPattern(id)) {
         throw new HttpError('NOT_FOUND', 'Use the pattern routes for patterns', { context });
@@ -53,14 +58,14 @@ async function subscribeOne(req: RouteRequest, ctx: RequestContext, kind: 'state
     // with the caller's rights: js-controller's getForeignObject checks none
     const obj = await readObject(ctx, id, context);
     if (!obj) {
-        throw new HttpError('NOT_FOUND', 'object not found', { context: { ...context, url: param(req, 'url') } });
+        throw new HttpError('NOT_FOUND', 'object not found', { context: { ...context, url: sub.params.url } });
     }
     if (kind === 'state' && obj.type !== 'state') {
-        throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', { context: { ...context, type: obj.type, url: param(req, 'url') } });
+        throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', { context: { ...context, type: obj.type, url: sub.params.url } });
     }
     const state = kind === 'state' ? await readState(ctx, id) : null;
-    const target = (await subscriptionTarget(req, ctx, true))!;
-    const subscription = await target.set.add(kind, id, kind === 'state' ? filterOf(req) : {}, kind === 'state' ? 'stateId' : 'objectId');
+    const target = (await subscriptionTarget(sub, ctx, true))!;
+    const subscription = await target.set.add(kind, id, kind === 'state' ? filterOf(sub.params) : {}, kind === 'state' ? 'stateId' : 'objectId');
     if (state) {
         subscription.remember(id, state.val);
     }
@@ -68,22 +73,22 @@ async function subscribeOne(req: RouteRequest, ctx: RequestContext, kind: 'state
     return kind === 'state' ? state ?? null : obj;
 }
 
-async function subscribePattern(req: RouteRequest, ctx: RequestContext, kind: 'state' | 'object'): Promise<unknown> {
-    const pattern = param(req, 'pattern');
+async function subscribePattern(sub: SubscriptionRequest, ctx: RequestContext, kind: 'state' | 'object'): Promise<unknown> {
+    const { pattern, url } = sub.params;
     if (typeof pattern !== 'string' || !pattern) {
-        const url = param(req, 'url') ? { url: 'http://ipaddress:9000/hook/' } : {};
-        throw new HttpError('INVALID_PARAMS', 'pattern not provided', { context: { expectedBody: { ...url, pattern: PATTERN_EXAMPLE } } });
+        const example = url ? { url: 'http://ipaddress:9000/hook/' } : {};
+        throw new HttpError('INVALID_PARAMS', 'pattern not provided', { context: { expectedBody: { ...example, pattern: PATTERN_EXAMPLE } } });
     }
     // before the target: a hook is checked by calling its URL, which a refused pattern must not cause
     const safe = safePattern('pattern', pattern);
-    const target = (await subscriptionTarget(req, ctx, true, { pattern: PATTERN_EXAMPLE }))!;
-    await target.set.add(kind, safe, kind === 'state' ? filterOf(req) : {});
+    const target = (await subscriptionTarget(sub, ctx, true, { pattern: PATTERN_EXAMPLE }))!;
+    await target.set.add(kind, safe, kind === 'state' ? filterOf(sub.params) : {});
     await target.changed();
     return { result: 'OK' };
 }
 
-async function unsubscribe(req: RouteRequest, ctx: RequestContext, kind: 'state' | 'object', pattern: string | undefined): Promise<unknown> {
-    const target = await subscriptionTarget(req, ctx, false);
+async function unsubscribe(sub: SubscriptionRequest, ctx: RequestContext, kind: 'state' | 'object', pattern: string | undefined): Promise<unknown> {
+    const target = await subscriptionTarget(sub, ctx, false);
     if (target) {
         await target.set.remove(kind, pattern);
         await target.changed();
@@ -91,8 +96,8 @@ async function unsubscribe(req: RouteRequest, ctx: RequestContext, kind: 'state'
     return { result: 'OK' };
 }
 
-async function list(req: RouteRequest, ctx: RequestContext, kind: 'state' | 'object'): Promise<unknown> {
-    const target = await subscriptionTarget(req, ctx, false);
+async function list(sub: SubscriptionRequest, ctx: RequestContext, kind: 'state' | 'object'): Promise<unknown> {
+    const target = await subscriptionTarget(sub, ctx, false);
     if (!target) {
         throw new HttpError('NOT_FOUND', 'URL or session not found');
     }
@@ -101,29 +106,191 @@ async function list(req: RouteRequest, ctx: RequestContext, kind: 'state' | 'obj
     return kind === 'state' ? { states: patterns } : { states: patterns, objects: patterns };
 }
 
-const patternOf = (req: RouteRequest): string | undefined => {
-    const pattern = param(req, 'pattern');
-    return typeof pattern === 'string' && pattern ? pattern : undefined;
-};
-
-/** A GET that subscribes or unsubscribes changes what the server does (a hook calls its URL). */
-const changing = (r: Route): Route => ({ ...r, writesOnGet: true });
+/** Unsubscribe a pattern; without one, everything of its kind. */
+function unsubscribePattern(sub: SubscriptionRequest, ctx: RequestContext, kind: 'state' | 'object'): Promise<unknown> {
+    const { pattern } = sub.params;
+    return unsubscribe(sub, ctx, kind, typeof pattern === 'string' && pattern ? pattern : undefined);
+}
 
 /** Long-polling and URL-hook subscriptions, on every route of 4.0.2 plus the ones its example clients call. */
 export const subscribeRoutes: Route[] = [
-    changing(route('GET', '/v1/state/:stateId/subscribe', 'Subscribe to a state (long polling: method=polling&sid=...)', READ_STATE, (req, ctx) => subscribeOne(req, ctx, 'state'), 'state')),
-    route('POST', '/v1/state/:stateId/subscribe', 'Subscribe a URL hook or a polling session to a state', READ_STATE, (req, ctx) => subscribeOne(req, ctx, 'state'), 'state'),
-    route('DELETE', '/v1/state/:stateId/subscribe', 'Unsubscribe from a state', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', req.params.stateId), 'state'),
-    changing(route('GET', '/v1/state/:stateId/unsubscribe', 'Unsubscribe from a state (for old example clients)', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', req.params.stateId), 'state')),
-    route('GET', '/v1/states/subscribe', 'List the state subscriptions of a session or URL', READ_STATE, (req, ctx) => list(req, ctx, 'state'), 'state'),
-    route('POST', '/v1/states/subscribe', 'Subscribe to states by pattern', READ_STATE, (req, ctx) => subscribePattern(req, ctx, 'state'), 'state'),
-    route('DELETE', '/v1/states/subscribe', 'Unsubscribe a pattern (or, without one, all state subscriptions)', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', patternOf(req)), 'state'),
-    route('POST', '/v1/states/unsubscribe', 'Unsubscribe a pattern (for old example clients)', READ_STATE, (req, ctx) => unsubscribe(req, ctx, 'state', patternOf(req)), 'state'),
-    changing(route('GET', '/v1/object/:objectId/subscribe', 'Subscribe to an object (long polling)', READ_OBJECT, (req, ctx) => subscribeOne(req, ctx, 'object'), 'object')),
-    route('POST', '/v1/object/:objectId/subscribe', 'Subscribe a URL hook or a polling session to an object', READ_OBJECT, (req, ctx) => subscribeOne(req, ctx, 'object'), 'object'),
-    route('DELETE', '/v1/object/:objectId/subscribe', 'Unsubscribe from an object', READ_OBJECT, (req, ctx) => unsubscribe(req, ctx, 'object', req.params.objectId), 'object'),
-    changing(route('GET', '/v1/object/:objectId/unsubscribe', 'Unsubscribe from an object (for old example clients)', READ_OBJECT, (req, ctx) => unsubscribe(req, ctx, 'object', req.params.objectId), 'object')),
-    route('GET', '/v1/objects/subscribe', 'List the object subscriptions of a session or URL', READ_OBJECT, (req, ctx) => list(req, ctx, 'object'), 'object'),
-    route('POST', '/v1/objects/subscribe', 'Subscribe to objects by pattern', READ_OBJECT, (req, ctx) => subscribePattern(req, ctx, 'object'), 'object'),
-    route('DELETE', '/v1/objects/subscribe', 'Unsubscribe an object pattern (or all)', READ_OBJECT, (req, ctx) => unsubscribe(req, ctx, 'object', patternOf(req)), 'object'),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'GET',
+        path: '/v1/state/:stateId/subscribe',
+        summary: 'Subscribe to a state (long polling: method=polling&sid=...)',
+        tag: 'state',
+        permission: READ_STATE,
+        // it changes what the server does (a hook calls its URL)
+        writesOnGet: true,
+        query: subscriptionQuery,
+        responses: STATE_ANSWERS,
+        handler: (req, ctx) => subscribeOne(subscriptionRequest(req), ctx, 'state', req.params.stateId),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'POST',
+        path: '/v1/state/:stateId/subscribe',
+        summary: 'Subscribe a URL hook or a polling session to a state',
+        tag: 'state',
+        permission: READ_STATE,
+        query: subscriptionQuery,
+        requestBody: subscriptionBody,
+        responses: STATE_ANSWERS,
+        handler: (req, ctx) => subscribeOne(subscriptionRequest(req), ctx, 'state', req.params.stateId),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'DELETE',
+        path: '/v1/state/:stateId/subscribe',
+        summary: 'Unsubscribe from a state',
+        tag: 'state',
+        permission: READ_STATE,
+        query: subscriptionQuery,
+        requestBody: subscriptionBody,
+        responses: UNSUBSCRIBED,
+        handler: (req, ctx) => unsubscribe(subscriptionRequest(req), ctx, 'state', req.params.stateId),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'GET',
+        path: '/v1/state/:stateId/unsubscribe',
+        summary: 'Unsubscribe from a state (for old example clients)',
+        tag: 'state',
+        permission: READ_STATE,
+        writesOnGet: true,
+        query: subscriptionQuery,
+        responses: UNSUBSCRIBED,
+        handler: (req, ctx) => unsubscribe(subscriptionRequest(req), ctx, 'state', req.params.stateId),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'GET',
+        path: '/v1/states/subscribe',
+        summary: 'List the state subscriptions of a session or URL',
+        tag: 'state',
+        permission: READ_STATE,
+        query: subscriptionQuery,
+        responses: STATE_LIST,
+        handler: (req, ctx) => list(subscriptionRequest(req), ctx, 'state'),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'POST',
+        path: '/v1/states/subscribe',
+        summary: 'Subscribe to states by pattern',
+        tag: 'state',
+        permission: READ_STATE,
+        query: patternQuery,
+        requestBody: subscriptionBody,
+        responses: SUBSCRIBED,
+        handler: (req, ctx) => subscribePattern(subscriptionRequest(req), ctx, 'state'),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'DELETE',
+        path: '/v1/states/subscribe',
+        summary: 'Unsubscribe a pattern (or, without one, all state subscriptions)',
+        tag: 'state',
+        permission: READ_STATE,
+        query: patternQuery,
+        requestBody: subscriptionBody,
+        responses: UNSUBSCRIBED,
+        handler: (req, ctx) => unsubscribePattern(subscriptionRequest(req), ctx, 'state'),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'POST',
+        path: '/v1/states/unsubscribe',
+        summary: 'Unsubscribe a pattern (for old example clients)',
+        tag: 'state',
+        permission: READ_STATE,
+        query: patternQuery,
+        requestBody: subscriptionBody,
+        responses: UNSUBSCRIBED,
+        handler: (req, ctx) => unsubscribePattern(subscriptionRequest(req), ctx, 'state'),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'GET',
+        path: '/v1/object/:objectId/subscribe',
+        summary: 'Subscribe to an object (long polling)',
+        tag: 'object',
+        permission: READ_OBJECT,
+        writesOnGet: true,
+        query: subscriptionQuery,
+        responses: OBJECT_ANSWERS,
+        handler: (req, ctx) => subscribeOne(subscriptionRequest(req), ctx, 'object', req.params.objectId),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'POST',
+        path: '/v1/object/:objectId/subscribe',
+        summary: 'Subscribe a URL hook or a polling session to an object',
+        tag: 'object',
+        permission: READ_OBJECT,
+        query: subscriptionQuery,
+        requestBody: subscriptionBody,
+        responses: OBJECT_ANSWERS,
+        handler: (req, ctx) => subscribeOne(subscriptionRequest(req), ctx, 'object', req.params.objectId),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'DELETE',
+        path: '/v1/object/:objectId/subscribe',
+        summary: 'Unsubscribe from an object',
+        tag: 'object',
+        permission: READ_OBJECT,
+        query: subscriptionQuery,
+        requestBody: subscriptionBody,
+        responses: UNSUBSCRIBED,
+        handler: (req, ctx) => unsubscribe(subscriptionRequest(req), ctx, 'object', req.params.objectId),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'GET',
+        path: '/v1/object/:objectId/unsubscribe',
+        summary: 'Unsubscribe from an object (for old example clients)',
+        tag: 'object',
+        permission: READ_OBJECT,
+        writesOnGet: true,
+        query: subscriptionQuery,
+        responses: UNSUBSCRIBED,
+        handler: (req, ctx) => unsubscribe(subscriptionRequest(req), ctx, 'object', req.params.objectId),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'GET',
+        path: '/v1/objects/subscribe',
+        summary: 'List the object subscriptions of a session or URL',
+        tag: 'object',
+        permission: READ_OBJECT,
+        query: subscriptionQuery,
+        responses: OBJECT_LIST,
+        handler: (req, ctx) => list(subscriptionRequest(req), ctx, 'object'),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'POST',
+        path: '/v1/objects/subscribe',
+        summary: 'Subscribe to objects by pattern',
+        tag: 'object',
+        permission: READ_OBJECT,
+        query: patternQuery,
+        requestBody: subscriptionBody,
+        responses: SUBSCRIBED,
+        handler: (req, ctx) => subscribePattern(subscriptionRequest(req), ctx, 'object'),
+    }),
+    defineRoute({
+        ...SUBSCRIPTION,
+        method: 'DELETE',
+        path: '/v1/objects/subscribe',
+        summary: 'Unsubscribe an object pattern (or all)',
+        tag: 'object',
+        permission: READ_OBJECT,
+        query: patternQuery,
+        requestBody: subscriptionBody,
+        responses: UNSUBSCRIBED,
+        handler: (req, ctx) => unsubscribePattern(subscriptionRequest(req), ctx, 'object'),
+    }),
 ];

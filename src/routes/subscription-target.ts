@@ -4,20 +4,49 @@ import type { Hook } from '../events/hooks';
 import type { Filter, SubscriptionSet } from '../events/hub';
 import type { PollingSession } from '../events/polling';
 import type { RequestContext } from '../request-context';
-import type { RouteRequest } from '../http/route';
 
 const HOOK_EXAMPLE = 'http://ipaddress:9000/hook/';
 const METHODS = new Set(['POST', 'PUT', 'PATCH', 'GET']);
 
-/** A parameter from the JSON body or the query (both parsed by their schemas): 4.0.2 read some from one, some from the other. */
-export function param(req: RouteRequest, name: string): unknown {
-    const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
-    return body[name] ?? req.input[name] ?? req.query[name] ?? undefined;
+/**
+ * The parameters of a subscription request, each taken from the JSON body first, then the query
+ * (4.0.2 read some from one, some from the other). A GET's body is used as sent, so the values are
+ * judged where they are used, as 4.0.2 did.
+ */
+export interface SubscriptionParams {
+    method?: unknown;
+    sid?: unknown;
+    url?: unknown;
+    onchange?: unknown;
+    delta?: unknown;
+    secret?: unknown;
+    pattern?: unknown;
 }
 
-export function filterOf(req: RouteRequest): Filter {
-    const onchange = param(req, 'onchange');
-    const delta = parseFloat(String(param(req, 'delta') ?? ''));
+const NAMES: Array<keyof SubscriptionParams> = ['method', 'sid', 'url', 'onchange', 'delta', 'secret', 'pattern'];
+
+/** A subscription request: its parameters, and the client's address (the session of a polling client without `sid`). */
+export interface SubscriptionRequest {
+    params: SubscriptionParams;
+    remoteAddress: string;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+    return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** `input`: the query as its schema parsed it; `body`: parsed by its schema, or as sent (GET). */
+export function subscriptionRequest({ body, input, remoteAddress }: { body: unknown; input: SubscriptionParams; remoteAddress: string }): SubscriptionRequest {
+    const fromBody: SubscriptionParams = isJsonObject(body) ? body : {};
+    const params: SubscriptionParams = {};
+    for (const name of NAMES) {
+        params[name] = fromBody[name] ?? input[name];
+    }
+    return { params, remoteAddress };
+}
+
+export function filterOf({ onchange, delta: deltaParam }: SubscriptionParams): Filter {
+    const delta = parseFloat(String(deltaParam ?? ''));
     return {
         ...(onchange === true || onchange === 'true' ? { onchange: true } : {}),
         ...(Number.isFinite(delta) ? { delta } : {}),
@@ -38,21 +67,28 @@ function hookTarget(ctx: RequestContext, hook: Hook): Target {
     return { set: hook.subscriptions, changed: () => ctx.app.hooks.changed(hook) };
 }
 
-export function isPolling(req: RouteRequest): boolean {
-    return param(req, 'method') === 'polling';
+function isPolling(params: SubscriptionParams): boolean {
+    return params.method === 'polling';
 }
 
-export function sidOf(req: RouteRequest): string {
-    return String(param(req, 'sid') ?? `address:${req.remoteAddress}`);
+/** The long-polling session's id: the client's `sid`, else its address. */
+export function sidOf(sid: unknown, remoteAddress: string): string {
+    return String(sid ?? `address:${remoteAddress}`);
 }
 
 /** The long-polling session (by `sid`) or the URL hook (by `url`) a subscription request is about. */
-export async function subscriptionTarget(req: RouteRequest, ctx: RequestContext, create: boolean, extraExample: Record<string, string> = {}): Promise<Target | null> {
-    if (isPolling(req)) {
-        const session = create ? ctx.app.polling.getOrCreate(ctx.owner, sidOf(req)) : ctx.app.polling.get(ctx.owner, sidOf(req));
+export async function subscriptionTarget(
+    { params, remoteAddress }: SubscriptionRequest,
+    ctx: RequestContext,
+    create: boolean,
+    extraExample: Record<string, string> = {},
+): Promise<Target | null> {
+    if (isPolling(params)) {
+        const sid = sidOf(params.sid, remoteAddress);
+        const session = create ? ctx.app.polling.getOrCreate(ctx.owner, sid) : ctx.app.polling.get(ctx.owner, sid);
         return session ? pollingTarget(session) : null;
     }
-    const url = param(req, 'url');
+    const { url } = params;
     if (typeof url !== 'string' || !url) {
         throw new HttpError('INVALID_PARAMS', 'url not provided', { context: { expectedBody: { url: HOOK_EXAMPLE, ...extraExample } } });
     }
@@ -60,8 +96,8 @@ export async function subscriptionTarget(req: RouteRequest, ctx: RequestContext,
         const hook = ctx.app.hooks.get(ctx.owner, url);
         return hook ? hookTarget(ctx, hook) : null;
     }
-    const method = String(param(req, 'method') ?? 'POST').toUpperCase();
-    const secret = param(req, 'secret');
+    const method = String(params.method ?? 'POST').toUpperCase();
+    const { secret } = params;
     const hook = await ctx.app.hooks.register(ctx.owner, url, (METHODS.has(method) ? method : 'POST') as HookMethod, typeof secret === 'string' && secret ? secret : undefined);
     return hookTarget(ctx, hook);
 }

@@ -56,7 +56,7 @@ export const createTokenRoute = defineRoute({
     errors: [403, 409],
     async handler({ body }, ctx) {
         assertPasswordLogin(ctx);
-        const wanted = body as NewToken;
+        const wanted: NewToken = body;
         // the permission table names every served command (routes have a method and a space)
         const served = (name: string) => !name.includes(' ') && Object.hasOwn(ctx.app.permissions, name);
         const unknown = wanted.scope ? unknownCommands(wanted.scope, served) : [];

@@ -52,7 +52,7 @@ export const putWebhookRoute = defineRoute({
     responses: { '200': json(ReceiverSchema, 'The receiver, with its secret') },
     async handler(req, ctx) {
         assertAdministrator(ctx);
-        const { secret } = (req.body ?? {}) as { secret?: string };
+        const secret = req.body?.secret;
         const receiver = await ctx.app.receivers.put(req.params.name, secret);
         return { name: receiver.name, url: receiverUrl(req, ctx.app.config.secure, receiver.name), secret: receiver.secret };
     },
@@ -105,7 +105,7 @@ export const receiveWebhookRoute = defineRoute({
         'No login: the receiver\'s secret as ?key=<secret>, or an HMAC-SHA256 signature of the body in X-Webhook-Signature ' +
         '(sha256=<hex>) or in the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature). Every leaf of a ' +
         'JSON object or array (arrays by index; at most 500 values and 8 levels) or form field becomes a state, created on first ' +
-        'sight (read-only, its type from the value); `raw` keeps the body as text, `lastReceived` the time. A wrong secret is 401 ' +
+        'sight (read-only, its type from the value); `raw` keeps the body, as text; `lastReceived` the time. A wrong secret is 401 ' +
         'and damped like passwords; nothing is written on any error.',
     tag: 'webhooks',
     permission: null,
@@ -125,7 +125,7 @@ export const receiveWebhookRoute = defineRoute({
         if (!receiver) {
             throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { context: { name } });
         }
-        if (!mayBeAuthentic(receiver.secret, req.headers, req.input.key as string | undefined)) {
+        if (!mayBeAuthentic(receiver.secret, req.headers, req.input.key)) {
             app.webhookGuard.failed(req.remoteAddress, guardKey);
             throw wrongSecret();
         }
@@ -141,8 +141,8 @@ export const receiveWebhookRoute = defineRoute({
         if (!receiver) {
             throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { context: { name } });
         }
-        const body = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
-        if (!authentic(receiver.secret, body, req.headers, req.input.key as string | undefined)) {
+        const body = req.body;
+        if (!authentic(receiver.secret, body, req.headers, req.input.key)) {
             app.webhookGuard.failed(req.remoteAddress, guardKey);
             throw wrongSecret();
         }

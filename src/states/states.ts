@@ -42,14 +42,26 @@ export function stateCommon(obj: ioBroker.Object | null | undefined): Partial<io
     return obj?.type === 'state' ? (obj.common as ioBroker.StateCommon) : undefined;
 }
 
+/** The fields of a PATCH body as its schema checked them (src/routes/state.ts); `val` is any JSON until converted. */
+export interface StatePatch {
+    val?: unknown;
+    ack?: boolean;
+    ts?: number;
+    q?: number;
+    expire?: number;
+    c?: string;
+    from?: string;
+}
+
 /** One PATCH: the id or name resolved, `val` converted by the state's type, written with the caller's rights. */
-export async function patchState(ctx: RequestContext, idOrName: string, body: ioBroker.SettableState, timeoutMs: number): Promise<Record<string, unknown>> {
+export async function patchState(ctx: RequestContext, idOrName: string, body: StatePatch, timeoutMs: number): Promise<Record<string, unknown>> {
     const { id, obj } = await resolveStateId(writingContext(ctx), idOrName);
     const state = { ...body };
     if ('val' in state) {
-        state.val = convertBodyValue(state.val, stateCommon(obj)?.type, id) as ioBroker.StateValue;
+        state.val = convertBodyValue(state.val, stateCommon(obj)?.type, id);
     }
-    return writeState(ctx, id, state, timeoutMs);
+    // checked by the route's body schema; `val` now has the state's type
+    return writeState(ctx, id, state as ioBroker.SettableState, timeoutMs);
 }
 
 export interface WriteResult {

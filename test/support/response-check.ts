@@ -89,14 +89,17 @@ export class ResponseChecker {
         if (!media) {
             return `${where}: Content-Type ${type || '(none)'} is not declared (declared: ${Object.keys(content).join(', ')})`;
         }
-        if (media !== 'application/json') {
+        if (media !== 'application/json' && media !== 'text/plain') {
             return undefined;
         }
-        let body: unknown;
-        try {
-            body = JSON.parse(answer.text);
-        } catch {
-            return `${where}: the body is no JSON`;
+        // plain text is checked as the string it is (long polling's `_`, a state's value)
+        let body: unknown = answer.text;
+        if (media === 'application/json') {
+            try {
+                body = JSON.parse(answer.text);
+            } catch {
+                return `${where}: the body is no JSON`;
+            }
         }
         const pointer = ['paths', op.template, op.method.toLowerCase(), 'responses', declared === op.responses[status] ? status : 'default', 'content', media, 'schema'].map(escapePointer).join('/');
         const validate = this.ajv.getSchema(`doc#/${pointer}`);
