@@ -22,7 +22,7 @@ function text(name: unknown): string {
 async function matching(ctx: RequestContext, pattern: string): Promise<Record<string, unknown>> {
     try {
         assertSafePattern('metricsStates', pattern);
-        return ctx.user ? await stateSource(ctx, pattern).all() : await ctx.app.listingCache.get(pattern);
+        return ctx.user ? await stateSource(ctx.data, pattern).all() : await ctx.data.adapterStateListing(pattern);
     } catch (err) {
         if (err instanceof HttpError && err.status < 500) {
             return {};
@@ -52,7 +52,7 @@ export async function stateSamples(ctx: RequestContext, patterns: string[]): Pro
                 omitted++;
                 continue;
             }
-            const common = (await ctx.app.objectCache.get(id))?.common as Partial<ioBroker.StateCommon> | undefined;
+            const common = (await ctx.data.cachedAdapterObject(id))?.common as Partial<ioBroker.StateCommon> | undefined;
             samples.push({ id, name: text(common?.name), unit: common?.unit ?? '', value: Number(val) });
         }
     }

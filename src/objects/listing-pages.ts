@@ -205,7 +205,7 @@ function callerWalk(ctx: RequestContext, walkKey: string): string {
 
 /** For listing commands: the page their parsed `limit`/`cursor`/`fields` ask for, or everything. */
 export function commandPage(ctx: RequestContext, walkKey: string, params: Record<string, unknown>, kind: 'state' | 'object', source: ListingSource): Promise<Page> {
-    return listingPage(ctx.app.listingWalks, callerWalk(ctx, walkKey), listingParams(params, kind), source);
+    return listingPage(ctx.walks, callerWalk(ctx, walkKey), listingParams(params, kind), source);
 }
 
 /**
@@ -214,6 +214,6 @@ export function commandPage(ctx: RequestContext, walkKey: string, params: Record
  * while they are serialised.
  */
 export async function listingReply(ctx: RequestContext, walkKey: string, listing: Listing, url: string, source: ListingSource): Promise<Reply> {
-    const page = await listingPage(ctx.app.listingWalks, callerWalk(ctx, walkKey), listing, source);
+    const page = await listingPage(ctx.walks, callerWalk(ctx, walkKey), listing, source);
     return Reply.dictionary(page.items, page.linkHeader(url));
 }
