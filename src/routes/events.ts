@@ -77,7 +77,7 @@ export const eventStreamRoute = defineRoute({
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
         const options = { heartbeatMs: input.heartbeat as number, lastEventId: lastEventId(headers, input) };
-        const start = await ctx.app.sse.open(ctx.owner, patterns, options);
+        const start = await ctx.events.sse.open(ctx.owner, patterns, options);
         // a `waits` route always gets a signal
         return Reply.stream(start, signal!, SSE_HEADERS);
     },

@@ -29,7 +29,7 @@ export const pollingRoute = defineRoute({
         batch: Type.Optional(Type.Boolean({ description: 'Answer a JSON array with every queued event' })),
     }),
     handler(req, ctx) {
-        const session = ctx.app.polling.getOrCreate(ctx.owner, sidOf(req));
+        const session = ctx.events.polling.getOrCreate(ctx.owner, sidOf(req));
         const timeout = req.input.timeout as number | undefined;
         if ('connect' in req.query || 'check' in req.query) {
             session.timeout = timeout ?? DEFAULT_POLL_TIMEOUT_MS;

@@ -35,7 +35,7 @@ function pollingTarget(session: PollingSession): Target {
 }
 
 function hookTarget(ctx: RequestContext, hook: Hook): Target {
-    return { set: hook.subscriptions, changed: () => ctx.app.hooks.changed(hook) };
+    return { set: hook.subscriptions, changed: () => ctx.events.hooks.changed(hook) };
 }
 
 export function isPolling(req: RouteRequest): boolean {
@@ -49,7 +49,7 @@ export function sidOf(req: RouteRequest): string {
 /** The long-polling session (by `sid`) or the URL hook (by `url`) a subscription request is about. */
 export async function subscriptionTarget(req: RouteRequest, ctx: RequestContext, create: boolean, extraExample: Record<string, string> = {}): Promise<Target | null> {
     if (isPolling(req)) {
-        const session = create ? ctx.app.polling.getOrCreate(ctx.owner, sidOf(req)) : ctx.app.polling.get(ctx.owner, sidOf(req));
+        const session = create ? ctx.events.polling.getOrCreate(ctx.owner, sidOf(req)) : ctx.events.polling.get(ctx.owner, sidOf(req));
         return session ? pollingTarget(session) : null;
     }
     const url = param(req, 'url');
@@ -57,11 +57,11 @@ export async function subscriptionTarget(req: RouteRequest, ctx: RequestContext,
         throw new HttpError('INVALID_PARAMS', 'url not provided', { context: { expectedBody: { url: HOOK_EXAMPLE, ...extraExample } } });
     }
     if (!create) {
-        const hook = ctx.app.hooks.get(ctx.owner, url);
+        const hook = ctx.events.hooks.get(ctx.owner, url);
         return hook ? hookTarget(ctx, hook) : null;
     }
     const method = String(param(req, 'method') ?? 'POST').toUpperCase();
     const secret = param(req, 'secret');
-    const hook = await ctx.app.hooks.register(ctx.owner, url, (METHODS.has(method) ? method : 'POST') as HookMethod, typeof secret === 'string' && secret ? secret : undefined);
+    const hook = await ctx.events.hooks.register(ctx.owner, url, (METHODS.has(method) ? method : 'POST') as HookMethod, typeof secret === 'string' && secret ? secret : undefined);
     return hookTarget(ctx, hook);
 }
