@@ -1,6 +1,12 @@
-import { isAdministrator } from '../access/rules';
+import { isAdministrator, type Acl } from '../access/rules';
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
+import type { CallerData } from '../storage/data';
+
+/** What a message needs of a request: the caller's data and rights. */
+export interface Messenger {
+    data: CallerData;
+    acl: Acl;
+}
 
 export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
 export const MAX_MESSAGE_TIMEOUT_MS = 120_000;
@@ -26,7 +32,7 @@ export function instanceName(raw: string): string {
 }
 
 /** Fails fast with a clear error when the instance does not exist or does not run. */
-export async function assertInstanceAlive(ctx: RequestContext, name: string, context: Record<string, unknown> = {}): Promise<void> {
+export async function assertInstanceAlive(ctx: Messenger, name: string, context: Record<string, unknown> = {}): Promise<void> {
     const obj = await ctx.data.adapterObject(`system.adapter.${name}`, context);
     if (!obj || (obj.type as string) !== 'instance') {
         throw new HttpError('NOT_FOUND', 'instance not found', { context: { instance: name } });
@@ -48,7 +54,7 @@ const HISTORY_WRITES = new Set(['storeState', 'delete', 'deleteAll', 'deleteRang
  * Anything else (raw database queries, `stopInstance`, ...) reaches past every state's ACL: only
  * administrators send it.
  */
-export async function assertMessageAllowed(ctx: RequestContext, name: string, command: string, message: unknown): Promise<void> {
+export async function assertMessageAllowed(ctx: Messenger, name: string, command: string, message: unknown): Promise<void> {
     const common = (await ctx.data.adapterObject(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
     if (!common?.getHistory && common?.type !== 'storage') {
         return;
@@ -86,7 +92,7 @@ function namedIds(message: unknown): string[] {
 }
 
 /** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */
-export function sendToInstance(ctx: RequestContext, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS, context: Record<string, unknown> = {}): Promise<unknown> {
+export function sendToInstance(ctx: Messenger, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS, context: Record<string, unknown> = {}): Promise<unknown> {
     return withTimeout(
         done => ctx.data.sendTo(name, command, message, done, { timeout: timeoutMs + 1000 }, context),
         timeoutMs,
@@ -95,7 +101,7 @@ export function sendToInstance(ctx: RequestContext, name: string, command: strin
 }
 
 /** The host running js-controller answers host commands; without one (`npm start`) this fails fast. */
-export async function sendToHost(ctx: RequestContext, host: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
+export async function sendToHost(ctx: Messenger, host: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
     const id = host.startsWith('system.host.') ? host : `system.host.${host}`;
     const alive = await ctx.data.adapterState(`${id}.alive`);
     if (!alive?.val) {

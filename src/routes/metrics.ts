@@ -26,7 +26,7 @@ export function metricsRoute(config: Config): Route {
             const { metrics } = ctx.meta;
             // while the database is away the scrape still answers (restapi_storage_connected 0), without states
             const withStates = config.metricsStates.length > 0 && ctx.meta.storageUp();
-            const { samples, omitted } = withStates ? await stateSamples(ctx, config.metricsStates) : { samples: [], omitted: 0 };
+            const { samples, omitted } = withStates ? await stateSamples(ctx.data, !ctx.user, config.metricsStates) : { samples: [], omitted: 0 };
             return Reply.text(await metrics.text(samples, omitted), metrics.contentType);
         },
     });
