@@ -154,7 +154,7 @@ export class CallerData {
         return peekObject(this.reads, id, context);
     }
 
-    /** An object straight from js-controller with the caller's options (which its getForeignObject does not check). */
+    /** An object straight from js-controller with the caller's options, uncached; its getForeignObject checks no object ACL (`readObject` does). */
     getObject(id: string, context: Context = {}): Promise<ioBroker.Object | null | undefined> {
         return adapterCall(this.port.getForeignObjectAsync(id, this.options), context);
     }
