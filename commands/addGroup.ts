@@ -33,10 +33,10 @@ export default defineCommand({
     result: ObjectSchema,
     errors: [409],
     adminOnly: true,
-    async handler({ group, desc, acl }, { storage, callOptions }) {
+    async handler({ group, desc, acl }, { data }) {
         assertValidName(group, 'group');
         const id = groupId(group);
-        if (await storage.getForeignObjectAsync(id, callOptions)) {
+        if (await data.getObject(id)) {
             throw new HttpError('CONFLICT', 'Group yet exists', { context: { id } });
         }
         const obj = {
@@ -56,7 +56,7 @@ export default defineCommand({
             },
             native: {},
         };
-        await storage.setForeignObjectAsync(id, obj as unknown as ioBroker.SettableObject, callOptions);
+        await data.setObject(id, obj as unknown as ioBroker.SettableObject);
         return obj;
     },
 });

@@ -19,14 +19,14 @@ export default defineCommand({
     result: NoResults,
     errors: [409],
     adminOnly: true,
-    async handler({ user, pass }, { storage, callOptions }) {
+    async handler({ user, pass }, { data }) {
         assertValidName(user, 'user');
         const id = userId(user);
-        if (await storage.getForeignObjectAsync(id, callOptions)) {
+        if (await data.getObject(id)) {
             throw new HttpError('CONFLICT', 'User yet exists', { context: { id } });
         }
-        await storage.setForeignObjectAsync(id, { type: 'user', common: { name: user, enabled: true, password: '' }, native: {} } as ioBroker.SettableObject, callOptions);
-        await storage.setPasswordAsync(id, pass, callOptions);
+        await data.setObject(id, { type: 'user', common: { name: user, enabled: true, password: '' }, native: {} } as ioBroker.SettableObject);
+        await data.setPassword(id, pass);
         return [];
     },
 });

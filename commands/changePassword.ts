@@ -27,7 +27,7 @@ export default defineCommand({
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
         await existing(ctx, id, 'User');
-        await ctx.storage.setPasswordAsync(id, pass, ctx.callOptions);
+        await ctx.data.setPassword(id, pass);
         return [];
     },
 });

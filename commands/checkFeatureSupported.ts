@@ -11,7 +11,7 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     result: Type.Boolean(),
-    async handler({ feature }, { storage }) {
-        return ALWAYS.has(feature) || !!storage.supportsFeature(feature as ioBroker.SupportedFeature);
+    async handler({ feature }, { meta }) {
+        return ALWAYS.has(feature) || meta.supportsFeature(feature);
     },
 });

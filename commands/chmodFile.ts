@@ -23,6 +23,6 @@ export default defineCommand({
         }
         refuseUnsafeNames({ fileName });
         // only the mode is taken from the client: other keys would override the caller's ACL
-        return ctx.storage.chmodFileAsync(adapter, fileName, { ...ctx.callOptions, mode: fileMode(options.mode) });
+        return ctx.data.chmodFile(adapter, fileName, fileMode(options.mode));
     },
 });

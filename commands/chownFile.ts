@@ -27,6 +27,6 @@ export default defineCommand({
         }
         refuseUnsafeNames({ fileName });
         // only owner and group are taken from the client: other keys would override the caller's ACL
-        return ctx.storage.chownFileAsync(adapter, fileName, { ...ctx.callOptions, owner: options.owner, ownerGroup: options.ownerGroup });
+        return ctx.data.chownFile(adapter, fileName, { owner: options.owner, ownerGroup: options.ownerGroup });
     },
 });

@@ -12,6 +12,6 @@ export default defineCommand({
     result: Type.String(),
     adminOnly: true,
     async handler({ encryptedText }, ctx) {
-        return ctx.storage.decrypt(await systemSecret(ctx), encryptedText);
+        return ctx.data.decrypt(await systemSecret(ctx.data), encryptedText);
     },
 });

@@ -21,7 +21,7 @@ export default defineCommand({
         if (obj.common?.dontDelete) {
             throw new HttpError('INVALID_PARAMS', 'Cannot delete group, while is system group', { context: { id } });
         }
-        await ctx.storage.delForeignObjectAsync(id, ctx.callOptions);
+        await ctx.data.delObject(id);
         return [];
     },
 });

@@ -15,11 +15,11 @@ export default defineCommand({
     envelope: 'results',
     result: NoResults,
     recursive: ({ options }) => !!options?.recursive,
-    async handler({ id, options }, { storage, callOptions }) {
+    async handler({ id, options }, { data }) {
         if (options?.recursive) {
             assertSafePattern('id', id);
         }
-        await storage.delForeignObjectAsync(id, { ...callOptions, recursive: !!options?.recursive });
+        await data.delObject(id, !!options?.recursive);
         return [];
     },
 });

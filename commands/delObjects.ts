@@ -16,9 +16,9 @@ export default defineCommand({
     result: NoResults,
     adminOnly: true,
     recursive: () => true,
-    async handler({ id }, { storage, callOptions }) {
+    async handler({ id }, { data }) {
         assertSafePattern('id', id);
-        await storage.delForeignObjectAsync(id, { ...callOptions, recursive: true });
+        await data.delObject(id, true);
         return [];
     },
 });

@@ -10,8 +10,8 @@ export default defineCommand({
     envelope: 'result',
     result: Type.String({ description: 'The id' }),
     adminOnly: true,
-    async handler({ id }, { storage, callOptions }) {
-        await storage.delForeignStateAsync(id, callOptions);
+    async handler({ id }, { data }) {
+        await data.delState(id);
         return id;
     },
 });

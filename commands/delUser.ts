@@ -21,7 +21,7 @@ export default defineCommand({
         if (obj.common?.dontDelete) {
             throw new HttpError('INVALID_PARAMS', 'Cannot delete user, while is system user', { context: { id } });
         }
-        await ctx.storage.delForeignObjectAsync(id, ctx.callOptions);
+        await ctx.data.delObject(id);
         await removeFromGroups(ctx, id);
         return [];
     },

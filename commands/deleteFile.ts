@@ -17,6 +17,6 @@ export default defineCommand({
     async handler({ adapter, name }, ctx) {
         refuseUnsafeNames({ name });
         // a file answers nothing, so the envelope is {"error":null} as in 4.0.2
-        return (await ctx.storage.unlinkAsync(adapter, name, ctx.callOptions)) as { file: string; path: string }[] | undefined;
+        return (await ctx.data.unlink(adapter, name)) as { file: string; path: string }[] | undefined;
     },
 });

@@ -12,6 +12,6 @@ export default defineCommand({
     result: Type.String(),
     adminOnly: true,
     async handler({ plainText }, ctx) {
-        return ctx.storage.encrypt(await systemSecret(ctx), plainText);
+        return ctx.data.encrypt(await systemSecret(ctx.data), plainText);
     },
 });

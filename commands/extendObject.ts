@@ -13,7 +13,7 @@ export default defineCommand({
     envelope: 'result',
     result: Type.Object({ id: Type.String() }, { additionalProperties: true }),
     adminOnly: true,
-    async handler({ id, obj }, { storage, callOptions }) {
-        return storage.extendForeignObjectAsync(id, obj as ioBroker.PartialObject, callOptions);
+    async handler({ id, obj }, { data }) {
+        return data.extendObject(id, obj as ioBroker.PartialObject);
     },
 });

@@ -16,6 +16,6 @@ export default defineCommand({
     errors: [404],
     async handler({ adapter, fileName }, ctx) {
         refuseUnsafeNames({ fileName });
-        return ctx.storage.fileExistsAsync(adapter, fileName, ctx.callOptions);
+        return ctx.data.fileExists(adapter, fileName);
     },
 });

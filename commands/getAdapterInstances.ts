@@ -11,5 +11,5 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     result: Type.Array(ObjectSchema),
-    handler: ({ adapterName }, ctx) => systemObjects(ctx, 'instance', adapterName || undefined),
+    handler: ({ adapterName }, ctx) => systemObjects(ctx.data, 'instance', adapterName || undefined),
 });

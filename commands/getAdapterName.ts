@@ -9,7 +9,7 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     result: Type.String(),
-    async handler(_params, { app }) {
-        return app.adapterName;
+    async handler(_params, { meta }) {
+        return meta.adapterName;
     },
 });

@@ -12,5 +12,5 @@ export default defineCommand({
     envelope: 'result',
     result: Type.Array(ObjectSchema),
     adminOnly: true,
-    handler: ({ adapterName }, ctx) => systemObjects(ctx, 'adapter', adapterName || undefined),
+    handler: ({ adapterName }, ctx) => systemObjects(ctx.data, 'adapter', adapterName || undefined),
 });

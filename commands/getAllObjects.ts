@@ -2,20 +2,19 @@ import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
 import type { RequestContext } from '../src/request-context';
 import { commandPage, pageParams } from '../src/objects/listing-pages';
-import { visibleObjects } from '../src/access/read-checks';
 import { dictionary, ListedObject } from '../src/http/schemas';
 
 /** Every object from `first` to `last` (all when not given), as js-controller's object list has them. */
 async function objectList(ctx: RequestContext, first?: string, last?: string): Promise<Record<string, ioBroker.Object>> {
     const range = first === undefined ? {} : { startkey: first, endkey: last };
-    const list = await ctx.storage.getObjectListAsync({ ...range, include_docs: true }, ctx.callOptions);
+    const list = await ctx.data.objectList({ ...range, include_docs: true });
     const all: Record<string, ioBroker.Object> = {};
     for (const row of list.rows) {
         if (row.doc) {
             all[row.id] = row.doc;
         }
     }
-    return visibleObjects(ctx, all);
+    return ctx.data.visibleObjects(all);
 }
 
 export default defineCommand({

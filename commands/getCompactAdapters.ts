@@ -14,7 +14,7 @@ export default defineCommand({
     adminOnly: true,
     async handler(_params, ctx) {
         const compact: Record<string, { icon?: string; v: string; iv?: string }> = {};
-        for (const obj of await systemObjects(ctx, 'adapter', undefined)) {
+        for (const obj of await systemObjects(ctx.data, 'adapter', undefined)) {
             const common = obj.common as ioBroker.AdapterCommon & { ignoreVersion?: string };
             compact[common.name] = { icon: common.icon, v: common.version, ...(common.ignoreVersion ? { iv: common.ignoreVersion } : {}) };
         }

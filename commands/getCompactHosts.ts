@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import { visibleRows } from '../src/access/read-checks';
 import { FreeObject } from '../src/http/schemas';
 
 export default defineCommand({
@@ -13,8 +12,8 @@ export default defineCommand({
     result: Type.Array(FreeObject),
     adminOnly: true,
     async handler(_params, ctx) {
-        const view = await ctx.storage.getObjectViewAsync('system', 'host', {}, ctx.callOptions);
-        return (await visibleRows(ctx, view.rows)).map(({ value }) => {
+        const view = await ctx.data.objectView('system', 'host', {});
+        return view.rows.map(({ value }) => {
             const common = (value?.common ?? {}) as ioBroker.HostCommon & { color?: string };
             const native = (value?.native ?? {}) as { hardware?: { networkInterfaces?: unknown } };
             return {

@@ -14,7 +14,7 @@ export default defineCommand({
     adminOnly: true,
     async handler(_params, ctx) {
         const compact: Record<string, unknown> = {};
-        for (const obj of await systemObjects(ctx, 'instance', undefined)) {
+        for (const obj of await systemObjects(ctx.data, 'instance', undefined)) {
             const common = obj.common as ioBroker.InstanceCommon;
             compact[obj._id] = { adminTab: common.adminTab, name: common.name, icon: common.icon, enabled: common.enabled, version: common.version };
         }

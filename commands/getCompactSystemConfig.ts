@@ -11,8 +11,8 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     result: Type.Union([ObjectSchema, Type.Null()]),
-    async handler(_params, { storage, acl, callOptions }) {
-        const config = await storage.getForeignObjectAsync('system.config', callOptions);
+    async handler(_params, { data, acl }) {
+        const config = await data.getObject('system.config');
         if (!config) {
             return null;
         }

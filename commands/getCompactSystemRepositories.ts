@@ -13,8 +13,8 @@ export default defineCommand({
     envelope: 'result',
     result: Type.Union([ObjectSchema, Type.Null()]),
     adminOnly: true,
-    async handler(_params, { storage, callOptions }) {
-        const repos = await storage.getForeignObjectAsync('system.repositories', callOptions);
+    async handler(_params, { data }) {
+        const repos = await data.getObject('system.repositories');
         if (!repos) {
             return null;
         }

@@ -10,7 +10,7 @@ export default defineCommand({
     envelope: 'result',
     result: Type.String({ description: 'e.g. rest-api.0' }),
     adminOnly: true,
-    async handler(_params, { app }) {
-        return app.namespace;
+    async handler(_params, { meta }) {
+        return meta.namespace;
     },
 });

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import { visibleRows } from '../src/access/read-checks';
 import { ObjectSchema } from '../src/http/schemas';
 
 type HostNative = { hardware?: { networkInterfaces?: Record<string, Array<{ address?: string }>> } };
@@ -15,8 +14,8 @@ export default defineCommand({
     result: Type.Object({ ip: Type.String(), result: Type.Union([ObjectSchema, Type.Null()]) }),
     adminOnly: true,
     async handler({ ip }, ctx) {
-        const view = await ctx.storage.getObjectViewAsync('system', 'host', {}, ctx.callOptions);
-        const host = (await visibleRows(ctx, view.rows)).find(({ value }) => {
+        const view = await ctx.data.objectView('system', 'host', {});
+        const host = view.rows.find(({ value }) => {
             const interfaces = (value?.native as HostNative | undefined)?.hardware?.networkInterfaces ?? {};
             return value?.common?.hostname === ip || Object.values(interfaces).some(list => list?.some(nic => nic.address === ip));
         });

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import { readObject } from '../src/storage/cache/cached-reads';
 import { ObjectSchema } from '../src/http/schemas';
 
 export default defineCommand({
@@ -12,6 +11,6 @@ export default defineCommand({
     envelope: 'result',
     result: Type.Union([ObjectSchema, Type.Null()]),
     async handler({ id }, ctx) {
-        return readObject(ctx, id);
+        return ctx.data.readObject(id);
     },
 });

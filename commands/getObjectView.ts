@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import { visibleRows } from '../src/access/read-checks';
 
 export default defineCommand({
     name: 'getObjectView',
@@ -20,7 +19,6 @@ export default defineCommand({
     envelope: 'result',
     result: Type.Union([Type.Object({ rows: Type.Array(Type.Object({ id: Type.String(), value: Type.Optional(Type.Unknown()) }, { additionalProperties: true })) }, { additionalProperties: true }), Type.Null()]),
     async handler({ design, search, params }, ctx) {
-        const view = await ctx.storage.getObjectViewAsync(design as 'system', search as 'state', (params ?? {}) as never, ctx.callOptions);
-        return view ? { ...view, rows: await visibleRows(ctx, view.rows) } : view;
+        return ctx.data.objectView(design, search, params ?? {});
     },
 });

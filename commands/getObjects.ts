@@ -4,7 +4,6 @@ import { defineCommand } from '../src/command-runtime/command';
 import { HttpError } from '../src/http/http-error';
 import { commandPage, pageParams } from '../src/objects/listing-pages';
 import { objectSource } from '../src/objects/listing-sources';
-import { visibleObjects } from '../src/access/read-checks';
 import { dictionary, idList, ListedObject, MAX_LIST_IDS } from '../src/http/schemas';
 
 export default defineCommand({
@@ -25,12 +24,12 @@ export default defineCommand({
             const each = async (ids: string[]): Promise<Record<string, ioBroker.Object>> => {
                 const result: Record<string, ioBroker.Object> = {};
                 for (const id of ids) {
-                    const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions).catch(() => null);
+                    const obj = await ctx.data.getObject(id).catch(() => null);
                     if (obj) {
                         result[id] = obj;
                     }
                 }
-                return visibleObjects(ctx, result);
+                return ctx.data.visibleObjects(result);
             };
             return commandPage(ctx, `objects\n${JSON.stringify(list)}`, page, 'object', { all: () => each(list), some: each });
         }
@@ -38,6 +37,6 @@ export default defineCommand({
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
         const pattern = safePattern('list', list || '*');
-        return commandPage(ctx, `objects\n${pattern}\n`, page, 'object', objectSource(ctx, pattern, undefined));
+        return commandPage(ctx, `objects\n${pattern}\n`, page, 'object', objectSource(ctx.data, pattern, undefined));
     },
 });

@@ -12,8 +12,8 @@ export default defineCommand({
     envelope: 'result',
     result: Type.Union([FreeObject, Type.Null()]),
     adminOnly: true,
-    async handler(_params, { storage, callOptions }) {
-        const repos = await storage.getForeignObjectAsync('system.repositories', callOptions);
+    async handler(_params, { data }) {
+        const repos = await data.getObject('system.repositories');
         return (repos?.native as { ratings?: unknown } | undefined)?.ratings ?? null;
     },
 });

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import { peekState, readState } from '../src/storage/cache/cached-reads';
 import { StateSchema } from '../src/http/schemas';
 
 export default defineCommand({
@@ -12,7 +11,7 @@ export default defineCommand({
     envelope: 'result',
     result: Type.Union([StateSchema, Type.Null()]),
     handler({ id }, ctx) {
-        const hit = peekState(ctx, id);
-        return hit === undefined ? readState(ctx, id) : hit;
+        const hit = ctx.data.peekState(id);
+        return hit === undefined ? ctx.data.readState(id) : hit;
     },
 });

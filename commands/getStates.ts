@@ -17,6 +17,6 @@ export default defineCommand({
     handler: ({ pattern, ...page }, ctx) =>
         commandPage(ctx, `states\n${JSON.stringify(pattern ?? '*')}`, page, 'state', {
             all: () => readStatesByPattern(ctx, pattern),
-            some: stateSource(ctx, '*').some,
+            some: stateSource(ctx.data, '*').some,
         }),
 });

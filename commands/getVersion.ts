@@ -10,7 +10,7 @@ export default defineCommand({
     effect: 'read',
     envelope: 'results',
     result: tuple([Type.String({ description: 'version' }), Type.String({ description: 'adapter name' })], 2, '[version, adapter name]'),
-    async handler(_params, { app }) {
-        return [app.version, app.adapterName];
+    async handler(_params, { meta }) {
+        return [meta.version, meta.adapterName];
     },
 });

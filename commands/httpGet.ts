@@ -20,8 +20,8 @@ export default defineCommand({
     result: tuple([Type.Object({ status: Type.Number(), statusText: Type.String() }), Type.Union([Type.String(), FreeObject], { description: 'The body: text, or binary bytes as Buffer JSON {type, data}' })], 2, '[{status, statusText}, body]'),
     errors: [502, 504],
     binary: { response: true },
-    async handler({ url, binary }, { app }) {
-        const answer = await safeHttpGet(url, { targets: httpGetPolicy(app.config.httpGetAllowLocal), timeoutMs: TIMEOUT_MS, maxBytes: app.config.bodyLimit });
+    async handler({ url, binary }, { meta }) {
+        const answer = await safeHttpGet(url, { targets: httpGetPolicy(meta.config.httpGetAllowLocal), timeoutMs: TIMEOUT_MS, maxBytes: meta.config.bodyLimit });
         if (binary) {
             return new BinaryBody(answer.body, answer.contentType);
         }

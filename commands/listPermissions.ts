@@ -10,5 +10,5 @@ export default defineCommand({
     effect: 'read',
     envelope: 'result',
     result: dictionary(Type.Object({ type: Type.String(), operation: Type.String() }), 'command name or "METHOD /path" → permission; empty type and operation: none needed'),
-    handler: (_params, ctx) => ctx.app.permissions,
+    handler: (_params, ctx) => ctx.meta.permissions,
 });

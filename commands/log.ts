@@ -15,8 +15,8 @@ export default defineCommand({
     effect: 'write',
     envelope: 'raw',
     result: Type.Object({ result: Type.Literal('OK') }),
-    async handler({ text, level }, { storage, user }) {
-        storage.log[level](`${user}: ${text}`);
+    async handler({ text, level }, { meta, user }) {
+        meta.log[level](`${user}: ${text}`);
         // 4.0.2's answer for a command without a callback
         return { result: 'OK' };
     },

@@ -17,7 +17,7 @@ export default defineCommand({
     errors: [404],
     async handler({ adapter, dirName }, ctx) {
         refuseUnsafeNames({ dirName });
-        await ctx.storage.mkdirAsync(adapter, dirName, ctx.callOptions);
+        await ctx.data.mkdir(adapter, dirName);
         return [];
     },
 });

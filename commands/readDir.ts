@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
 import { refuseUnsafeNames } from '../src/files/files';
-import { visibleMetaEntries } from '../src/access/read-checks';
 
 export default defineCommand({
     name: 'readDir',
@@ -18,8 +17,7 @@ export default defineCommand({
     errors: [404],
     async handler({ adapter, dirName }, ctx) {
         refuseUnsafeNames({ dirName });
-        const entries = await ctx.storage.readDirAsync(adapter, dirName, ctx.callOptions);
         // without a meta object, the entries are meta objects: only those the caller may read
-        return adapter ? entries : visibleMetaEntries(ctx, entries);
+        return ctx.data.readVisibleDir(adapter, dirName);
     },
 });

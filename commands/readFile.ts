@@ -19,7 +19,7 @@ export default defineCommand({
     binary: { response: true },
     async handler({ adapter, fileName, binary }, ctx) {
         const request = readRequest(fileName, binary);
-        const file = await readStoredFile(ctx, adapter, request.fileName);
+        const file = await readStoredFile(ctx.data, adapter, request.fileName);
         return request.binary ? toBinaryBody(file) : [file.data, file.mimeType];
     },
 });

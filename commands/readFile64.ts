@@ -29,7 +29,7 @@ export default defineCommand({
     binary: { response: true },
     async handler({ adapter, fileName, binary }, ctx) {
         const request = readRequest(fileName, binary);
-        const file = await readStoredFile(ctx, adapter, request.fileName);
+        const file = await readStoredFile(ctx.data, adapter, request.fileName);
         return request.binary ? toBinaryBody(file) : [toBase64(file, request.fileName), file.mimeType];
     },
 });

@@ -18,7 +18,7 @@ export default defineCommand({
     errors: [404],
     async handler({ adapter, oldName, newName }, ctx) {
         refuseUnsafeNames({ oldName, newName });
-        await renameRecursive(ctx, adapter, oldName, newName);
+        await renameRecursive(ctx.data, adapter, oldName, newName);
         return [];
     },
 });

@@ -18,7 +18,7 @@ export default defineCommand({
     errors: [404],
     async handler({ adapter, oldName, newName }, ctx) {
         refuseUnsafeNames({ oldName, newName });
-        await ctx.storage.renameAsync(adapter, oldName, newName, ctx.callOptions);
+        await ctx.data.rename(adapter, oldName, newName);
         return [];
     },
 });

@@ -15,8 +15,8 @@ export default defineCommand({
     effect: 'write',
     envelope: 'result',
     result: Type.Object({ id: Type.String() }),
-    async handler({ id, obj }, { storage, callOptions }) {
-        await storage.setForeignObjectAsync(id, obj as unknown as ioBroker.SettableObject, callOptions);
+    async handler({ id, obj }, { data }) {
+        await data.setObject(id, obj as unknown as ioBroker.SettableObject);
         return { id };
     },
 });

@@ -18,7 +18,7 @@ export default defineCommand({
     envelope: 'result',
     result: Type.String({ description: 'The id' }),
     async handler({ id, state, ack }, ctx) {
-        const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions);
+        const obj = await ctx.data.getObject(id);
         const type = stateCommon(obj)?.type;
         const settable: ioBroker.SettableState =
             state !== null && typeof state === 'object' ? { ...(state as ioBroker.SettableState) } : { val: state };

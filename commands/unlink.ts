@@ -18,7 +18,7 @@ export default defineCommand({
     errors: [404],
     async handler({ adapter, name }, ctx) {
         refuseUnsafeNames({ name });
-        await unlinkRecursive(ctx, adapter, name);
+        await unlinkRecursive(ctx.data, adapter, name);
         return [];
     },
 });

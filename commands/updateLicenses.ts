@@ -20,7 +20,7 @@ export default defineCommand({
     errors: [504],
     adminOnly: true,
     async handler({ login, password }, ctx) {
-        const instance = await ctx.storage.getForeignObjectAsync(`system.adapter.${ctx.app.namespace}`);
+        const instance = await ctx.data.adapterObject(`system.adapter.${ctx.meta.namespace}`);
         const host = (instance?.common as { host?: string } | undefined)?.host;
         if (!host) {
             throw new HttpError('UNAVAILABLE', 'No host runs this instance');

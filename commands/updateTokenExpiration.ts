@@ -1,9 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isAdministrator } from '../src/access/rules';
-import { accessSession } from '../src/auth/tokens';
 import { defineCommand } from '../src/command-runtime/command';
 import { HttpError } from '../src/http/http-error';
-import { setSession } from '../src/auth/sessions';
 
 export default defineCommand({
     name: 'updateTokenExpiration',
@@ -16,17 +14,16 @@ export default defineCommand({
     envelope: 'result',
     result: Type.Literal(true),
     errors: [403, 404],
-    async handler({ accessToken }, { storage, app, acl }) {
+    async handler({ accessToken }, { auth, meta, acl }) {
         // a session its user no longer accepts (disabled, deleted, new password) is no token to extend
-        const session = await accessSession({ storage, objectCache: app.objectCache }, accessToken);
+        const session = await auth.sessions.access(accessToken);
         if (!session) {
             throw new HttpError('NOT_FOUND', 'No access token found', { context: { result: false } });
         }
         if (`system.user.${session.user}` !== acl.user && !isAdministrator(acl)) {
             throw new HttpError('FORBIDDEN', 'permissionError', { context: { result: false } });
         }
-        const ttl = app.config.ttl;
-        await setSession(storage, `a:${accessToken}`, ttl, { ...session, aExp: Date.now() + ttl * 1000 });
+        await auth.sessions.extend(accessToken, session, meta.config.ttl);
         return true;
     },
 });

@@ -24,7 +24,7 @@ export default defineCommand({
         }
         refuseUnsafeNames({ fileName });
         const mode = options?.mode === undefined ? undefined : fileMode(options.mode);
-        await ctx.storage.writeFileAsync(adapter, fileName, Buffer.from(data64, 'base64'), { ...ctx.callOptions, mode });
+        await ctx.data.writeFile(adapter, fileName, Buffer.from(data64, 'base64'), { mode });
         return [];
     },
 });

@@ -1,14 +1,17 @@
 import type { Command } from './command-runtime/command';
 import type { ErrorReporter } from './error-reports';
-import type { HandlerServices } from './handler-services';
+import type { ContextServices } from './request-context';
 import type { StoragePort } from './storage/port';
+import type { TokenServices } from './auth/tokens';
 
 /** Request-independent parts, built once at start and shared by every request. */
-export interface AppServices extends HandlerServices {
-    /** js-controller, through the one port; handlers never see the adapter itself. */
+export interface AppServices extends ContextServices {
+    /** js-controller, through the one port; handlers never see it (they get `data`, per caller). */
     storage: StoragePort;
     /** Inside the web adapter with its auth on: the user web authenticated (requests run as this user). */
     identify?: (req: import('node:http').IncomingMessage) => string | undefined;
+    /** Where login sessions live and how their user is read now, for authentication. */
+    sessionStore: TokenServices;
     /** Commands served under `/v1/command`, after `noCommands` / `noAdminCommands`. */
     commands: ReadonlyMap<string, Command>;
     /** `''` standalone, `/rest-api` inside the web adapter. */

@@ -97,15 +97,15 @@ function metricsRoute(place: ErrorPlace): string {
 export function createApp(services: AppServices, routes: readonly Route[]): App {
     const prefixes = servedPrefixes(services.basePath);
     const router = buildRouter(routes, services.commands.values(), prefixes);
-    const anonymous = createContext(services, services.storage, ANONYMOUS);
-    const { auth } = services.config;
+    const anonymous = createContext(services, ANONYMOUS);
+    const { auth } = services.meta.config;
     // web's login may be a session cookie, ambient too: its writes get rule (a); a rebinding page has no login for our name
-    const guard = createBrowserGuard(services.config, { writes: !auth || !!services.identify, hosts: !auth && !services.identify });
+    const guard = createBrowserGuard(services.meta.config, { writes: !auth || !!services.identify, hosts: !auth && !services.identify });
     // longest first: `/rest-api/v1/` must not be read as a path under the root
     const mounts = prefixes.map(p => p.toLowerCase()).sort((a, b) => b.length - a.length);
 
     async function context(req: IncomingMessage, query: Query): Promise<RequestContext> {
-        return createContext(services, services.storage, await authenticate(services, req, query));
+        return createContext(services, await authenticate(services, req, query));
     }
 
     /**
@@ -113,8 +113,8 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
      * A new one per request: js-controller writes into the options object it is given.
      */
     function knownContext(): RequestContext | undefined {
-        const acl = !services.config.auth && !services.identify ? services.acls.peek(services.config.defaultUser) : undefined;
-        return acl && createContext(services, services.storage, acl);
+        const acl = !services.meta.config.auth && !services.identify ? services.auth.acls.peek(services.meta.config.defaultUser) : undefined;
+        return acl && createContext(services, acl);
     }
 
     async function unmatched(req: IncomingMessage, path: string, query: Query): Promise<Reply> {
@@ -128,7 +128,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         if (rest.toLowerCase().startsWith('/v1/command/')) {
             const name = rest.slice('/v1/command/'.length).split('/')[0];
-            if (services.config.noCommands) {
+            if (services.meta.config.noCommands) {
                 throw new HttpError('NOT_FOUND', 'Commands are disabled');
             }
             if (!services.commands.has(name)) {
@@ -175,7 +175,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         if (browser && writes(req.method, target, query)) {
             guard.checkWrite(req);
         }
-        if ((target.command || !(target.route.offline ?? target.route.public)) && !services.storageUp()) {
+        if ((target.command || !(target.route.offline ?? target.route.public)) && !services.meta.storageUp()) {
             // js-controller would queue the call until the DB returns: answer now instead of hanging
             throw new HttpError('UNAVAILABLE', 'Database not connected', { headers: { 'Retry-After': '5' } });
         }
@@ -183,7 +183,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             // authentication failures keep the plain 4.0.2 body, without the command's `results`
             const ctx = knownContext() ?? (await context(req, query));
             try {
-                const body = req.method === 'POST' ? await readJsonBody(req, services.config.bodyLimit) : undefined;
+                const body = req.method === 'POST' ? await readJsonBody(req, services.meta.config.bodyLimit) : undefined;
                 const reply = commandReply(target.command, query, body, ctx, path);
                 return send(req, res, reply instanceof Promise ? await reply : reply);
             } catch (err) {
@@ -199,7 +199,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         const input = routeInput(route, query);
         const request: RouteRequest = { params, query, input, body: undefined, headers: req.headers, remoteAddress: clientAddress(req), prefix: target.prefix, url: req.url ?? '/' };
         await route.beforeBody?.(request, ctx);
-        const limit = Math.min(route.bodyLimit ?? Infinity, services.config.bodyLimit);
+        const limit = Math.min(route.bodyLimit ?? Infinity, services.meta.config.bodyLimit);
         request.body = route.body ? routeBody(route, await readRouteBody(req, route, limit)) : undefined;
         request.signal = route.waits ? abortOnClose(res) : undefined;
         const answer = route.handler(request, ctx);
@@ -211,14 +211,14 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         router,
         handle(req, res) {
             // the web adapter has its own CORS handling
-            if (!services.basePath && applyCors(req, res, services.config)) {
+            if (!services.basePath && applyCors(req, res, services.meta.config)) {
                 return;
             }
             const place: ErrorPlace = {};
             const started = performance.now();
             // by template, never by raw path: the number of series stays bounded; a client gone first counts as aborted
             res.once('close', () =>
-                services.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - started) / 1000),
+                services.meta.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - started) / 1000),
             );
             dispatch(req, res, place).catch(err => fail(req, res, err, place));
         },

@@ -77,7 +77,7 @@ export default class RestApiExtension {
         try {
             await startEvents(this.services);
             await this.adapter.setForeignStateAsync(`${namespace}.info.extension`, true, true);
-            this.adapter.log.info(`REST API ${namespace} mounted under ${BASE_PATH}/ (auth ${this.services.identify ? 'by web' : this.services.config.auth ? 'on' : 'off'}, web extension)`);
+            this.adapter.log.info(`REST API ${namespace} mounted under ${BASE_PATH}/ (auth ${this.services.identify ? 'by web' : this.services.meta.config.auth ? 'on' : 'off'}, web extension)`);
         } catch (err) {
             this.adapter.log.warn(`REST API ${namespace}: ${(err as Error).message}`);
         }
@@ -102,7 +102,7 @@ export default class RestApiExtension {
 
     async unload(): Promise<void> {
         await closeEvents(this.services);
-        await this.adapter.setForeignStateAsync(`${this.services.namespace}.info.extension`, false, true).catch(() => undefined);
+        await this.adapter.setForeignStateAsync(`${this.services.meta.namespace}.info.extension`, false, true).catch(() => undefined);
     }
 }
 

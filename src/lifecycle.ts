@@ -9,34 +9,34 @@ import { warnOnFailure } from './warn-on-failure';
 /** Restores URL hooks (first: clients expect them live soon after the port answers), starts their checks, watches accounts. */
 export async function startEvents(services: AppServices): Promise<void> {
     await services.startSharing();
-    (await services.hooks.restore()).forEach(problem => services.storage.log.warn(problem));
-    services.hooks.startChecks(services.config.checkInterval);
+    (await services.events.hooks.restore()).forEach(problem => services.storage.log.warn(problem));
+    services.events.hooks.startChecks(services.meta.config.checkInterval);
     // group and user changes must reach the ACL and credential caches
     await services.storage.subscribeForeignObjectsAsync('system.group.*');
     await services.storage.subscribeForeignObjectsAsync('system.user.*');
-    if (services.config.apiTokens) {
+    if (services.meta.config.apiTokens) {
         // users deleted while no instance ran: their tokens go before anyone could reuse the name
-        await services.tokens.sweep().catch(warnOnFailure(services.storage.log, 'Deleting the API tokens of deleted users'));
+        await services.auth.tokens.sweep().catch(warnOnFailure(services.storage.log, 'Deleting the API tokens of deleted users'));
     }
 }
 
 /** Hands a change js-controller notified to the caches and event subscribers. */
 export function forwardChange(services: AppServices, kind: 'state' | 'object', id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
     if (kind === 'object' && (id.startsWith('system.group.') || id.startsWith('system.user.'))) {
-        services.acls.invalidate();
-        services.credentials.invalidate();
+        services.auth.acls.invalidate();
+        services.auth.credentials.invalidate();
         if (!value && id.startsWith('system.user.')) {
             // a deleted user's tokens go with it (every instance tries; a second delete finds nothing)
-            void services.tokens.revokeUser(id).catch(warnOnFailure(services.storage.log, `Revoking the API tokens of ${id}`));
+            void services.auth.tokens.revokeUser(id).catch(warnOnFailure(services.storage.log, `Revoking the API tokens of ${id}`));
         }
     }
-    services.feed.emit(kind, id, value);
+    services.events.feed.emit(kind, id, value);
 }
 
 /** Pending polls, hooks and event streams hear `{disconnect:true}`. */
 export async function closeEvents(services: AppServices): Promise<void> {
     const log = services.storage.log;
-    await services.polling.close().catch(warnOnFailure(log, 'Closing the polling sessions'));
-    await services.hooks.close().catch(warnOnFailure(log, 'Closing the URL hooks'));
-    await services.sse.close().catch(warnOnFailure(log, 'Closing the event streams'));
+    await services.events.polling.close().catch(warnOnFailure(log, 'Closing the polling sessions'));
+    await services.events.hooks.close().catch(warnOnFailure(log, 'Closing the URL hooks'));
+    await services.events.sse.close().catch(warnOnFailure(log, 'Closing the event streams'));
 }

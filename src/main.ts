@@ -56,7 +56,7 @@ class RestApi extends utils.Adapter {
         }
         await startEvents(services);
         if (config.secure) {
-            await services.feed.listen('object', 'system.certificates', () => void this.reloadCertificates(config));
+            await services.events.feed.listen('object', 'system.certificates', () => void this.reloadCertificates(config));
         }
         await this.setStateAsync('info.connection', true, true);
         const protocol = config.secure ? 'https' : 'http';

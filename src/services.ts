@@ -5,6 +5,7 @@ import { ApiTokens } from './auth/api-tokens';
 import { linkedGuards } from './auth/shared-guard';
 import { watchPeers } from './storage/peers';
 import { tokenOf } from './auth/owner';
+import { loginSessions } from './auth/tokens';
 import { CredentialChecker } from './auth/credentials';
 import type { AppServices } from './app-services';
 import type { Command } from './command-runtime/command';
@@ -141,47 +142,70 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         (kind === 'state' ? stateCache : objectCache).written(id);
         listingCache.written(id);
     });
+    const polling = new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events);
+    const hooks = new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal });
+    const sse = new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events);
+    const sessionStore = { storage, objectCache };
     const services: AppServices = {
         storage,
-        config,
-        namespace,
+        sessionStore,
         identify,
-        storageUp: connected,
-        adapterName: 'rest-api',
-        version: PACKAGE_VERSION,
-        acls,
-        credentials: new CredentialChecker(storage, guards.guard('password')),
-        feed,
-        stateCache,
-        objectCache,
-        listingCache,
-        listingWalks: new ListingWalks(),
-        stateBarrier,
-        polling: new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events),
-        hooks: new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }),
-        sse: new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events),
-        names: new NameIndex(async () => {
-            const view = await storage.getObjectViewAsync('system', 'state', {});
-            return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));
-        }),
         commands: served,
         basePath,
         errors,
-        permissions: permissionTable(served.values(), routes),
-        // inside web with its auth on, web asks for the credentials: the document says so too
-        openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),
-        receivers: new ReceiverStore(storage, namespace),
-        tokens,
-        webhookGuard: guards.guard('webhook'),
         startSharing: async () => {
             await peers.start();
             await guards.start();
         },
-        metrics: new Metrics({
+        data: {
+            port: storage,
+            states: stateCache,
+            objects: objectCache,
+            listings: listingCache,
+            names: new NameIndex(async () => {
+                const view = await storage.getObjectViewAsync('system', 'state', {});
+                return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));
+            }),
+            acls,
+        },
+        events: {
+            feed,
+            stateBarrier,
+            polling,
+            hooks,
+            sse,
+            receivers: new ReceiverStore(storage, namespace),
+            webhookGuard: guards.guard('webhook'),
+        },
+        auth: {
+            acls,
+            credentials: new CredentialChecker(storage, guards.guard('password')),
+            tokens,
+            sessions: loginSessions(sessionStore),
+        },
+        meta: {
+            config,
+            namespace,
+            adapterName: 'rest-api',
+            version: PACKAGE_VERSION,
             storageUp: connected,
-            open: () => ({ polling: services.polling.size, hooks: services.hooks.size, sse: services.sse.openStreams }),
-            events,
-        }),
+            permissions: permissionTable(served.values(), routes),
+            // inside web with its auth on, web asks for the credentials: the document says so too
+            openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),
+            metrics: new Metrics({
+                storageUp: connected,
+                open: () => ({ polling: polling.size, hooks: hooks.size, sse: sse.openStreams }),
+                events,
+            }),
+            get host() {
+                return storage.host;
+            },
+            get log() {
+                return storage.log;
+            },
+            supportsFeature: feature => !!storage.supportsFeature(feature as ioBroker.SupportedFeature),
+        },
+        walks: new ListingWalks(),
     };
     return { services, routes };
 }

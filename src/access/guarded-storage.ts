@@ -1,6 +1,5 @@
-import { groupRights, holdsAll, isAdministratorAcl, seesAll, type Acl, type Guarded } from './rules';
+import { groupRights, holdsAll, isAdministratorAcl, seesAll, type Acl, type AclCache, type Guarded } from './rules';
 import { HttpError } from '../http/http-error';
-import type { HandlerServices } from '../handler-services';
 import type { StoragePort } from '../storage/port';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from './write-policy';
 
@@ -12,7 +11,10 @@ import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from './w
  */
 
 /** The objects as the adapter sees them (kept coherent), and users' rights (for the account rule). */
-export type PolicyServices = Pick<HandlerServices, 'objectCache' | 'acls'>;
+export interface PolicyServices {
+    objectCache: { get(id: string): Promise<ioBroker.Object | null> };
+    acls: Pick<AclCache, 'get'>;
+}
 
 const USER = 'system.user.';
 const GROUP = 'system.group.';

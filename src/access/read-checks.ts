@@ -1,8 +1,6 @@
-import { inScope, inScopeTree, seesAll, mayReadObject, mayReadState, mayWriteState, type Guarded } from './rules';
+import { inScope, inScopeTree, seesAll, mayReadObject, mayReadState, mayWriteState, type Acl, type Guarded } from './rules';
 import { narrowObject } from '../auth/scope';
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
-import { adapterCall } from '../storage/adapter-errors';
 
 /*
  * The one per-id read check of every path that answers or delivers more than one id. js-controller's
@@ -10,13 +8,27 @@ import { adapterCall } from '../storage/adapter-errors';
  * passes through here and keeps exactly the ids a single read of that id would answer.
  */
 
+/** Who reads, and the objects as the adapter sees them: what the checks decide by (never what they answer). */
+export interface ReadCaller {
+    acl: Acl;
+    /** onlyAllowWhenUserIsOwner: only the owner bits of a state's ACL count. */
+    ownerOnly: boolean;
+    /** An object as the adapter sees it (kept coherent), null for none; fails as an HttpError. */
+    objectOf(id: string): Promise<ioBroker.Object | null>;
+    /** The state objects of the system view from `first` to `last`, as the adapter sees them. */
+    stateObjectsBetween(first: string, last: string): Promise<Array<{ id: string; value?: unknown }>>;
+}
+
+/** What the scope checks need: an API token's patterns are in the ACL. */
+type Scoped = Pick<ReadCaller, 'acl'>;
+
 export interface ReadAccess {
     object(id: string, obj: Guarded): boolean;
     state(id: string, obj: Guarded): boolean;
 }
 
 /** The caller's read check; null for the administrator, who reads everything without a per-id cost. */
-export function readAccess(ctx: RequestContext): ReadAccess | null {
+export function readAccess(ctx: ReadCaller): ReadAccess | null {
     if (seesAll(ctx.acl)) {
         return null;
     }
@@ -28,7 +40,7 @@ export function readAccess(ctx: RequestContext): ReadAccess | null {
 }
 
 /** A dictionary id → object without the objects the caller may not read, enums without the members it may not. */
-export async function visibleObjects<T extends Guarded>(ctx: RequestContext, objects: Record<string, T>): Promise<Record<string, T>> {
+export async function visibleObjects<T extends Guarded>(ctx: ReadCaller, objects: Record<string, T>): Promise<Record<string, T>> {
     const access = readAccess(ctx);
     if (!access) {
         return objects;
@@ -46,7 +58,7 @@ export async function visibleObjects<T extends Guarded>(ctx: RequestContext, obj
 }
 
 /** View rows `{id, value}` whose object the caller may read; `value` is the object in js-controller's system views. */
-export async function visibleRows<R extends { id: string; value?: unknown }>(ctx: RequestContext, rows: R[]): Promise<R[]> {
+export async function visibleRows<R extends { id: string; value?: unknown }>(ctx: ReadCaller, rows: R[]): Promise<R[]> {
     const access = readAccess(ctx);
     if (!access) {
         return rows;
@@ -55,7 +67,7 @@ export async function visibleRows<R extends { id: string; value?: unknown }>(ctx
     for (const row of rows) {
         const given = row.value as Guarded & { common?: unknown };
         // a view that answers something else than the object (e.g. custom settings): look it up
-        const obj = given && typeof given === 'object' && 'common' in given ? given : await objectOf(ctx, row.id);
+        const obj = given && typeof given === 'object' && 'common' in given ? given : await ctx.objectOf(row.id);
         if (access.object(row.id, obj)) {
             const scope = ctx.acl.token?.scope;
             const value = scope && row.value ? narrowObject(scope, row.value) : row.value;
@@ -65,28 +77,23 @@ export async function visibleRows<R extends { id: string; value?: unknown }>(ctx
     return visible;
 }
 
-function objectOf(ctx: RequestContext, id: string): Promise<ioBroker.Object | null> {
-    return adapterCall(ctx.app.objectCache.get(id), { id });
-}
-
 /**
  * The objects of the ids of a state listing, as the adapter sees them: one view over their range for a
  * pattern listing (the ids came from that view), the coherent cache for a short list.
  */
-async function stateObjects(ctx: RequestContext, ids: string[], byRange: boolean): Promise<Map<string, Guarded>> {
+async function stateObjects(ctx: ReadCaller, ids: string[], byRange: boolean): Promise<Map<string, Guarded>> {
     const objects = new Map<string, Guarded>();
     if (!ids.length) {
         return objects;
     }
     if (!byRange) {
         for (const id of ids) {
-            objects.set(id, await objectOf(ctx, id));
+            objects.set(id, await ctx.objectOf(id));
         }
         return objects;
     }
     const sorted = [...ids].sort();
-    const view = await adapterCall(ctx.storage.getObjectViewAsync('system', 'state', { startkey: sorted[0], endkey: sorted[sorted.length - 1] }));
-    for (const row of view?.rows ?? []) {
+    for (const row of await ctx.stateObjectsBetween(sorted[0], sorted[sorted.length - 1])) {
         objects.set(row.id, row.value as Guarded);
     }
     return objects;
@@ -96,7 +103,7 @@ async function stateObjects(ctx: RequestContext, ids: string[], byRange: boolean
  * A dictionary id → state without the states the caller may not read. A pattern listing leaves them
  * out (old clients keep their shapes); a list of ids is refused whole, as a single forbidden id is.
  */
-export async function visibleStates<T>(ctx: RequestContext, states: Record<string, T>, fromList: boolean): Promise<Record<string, T>> {
+export async function visibleStates<T>(ctx: ReadCaller, states: Record<string, T>, fromList: boolean): Promise<Record<string, T>> {
     const access = readAccess(ctx);
     if (!access) {
         return states;
@@ -115,30 +122,30 @@ export async function visibleStates<T>(ctx: RequestContext, states: Record<strin
 }
 
 /** Throws 403 when an API token's read patterns leave `id` out (checked before anything is read). */
-export function assertInReadScope(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): void {
+export function assertInReadScope(ctx: Scoped, id: string, context: Record<string, unknown> = { id }): void {
     if (!inScope(ctx.acl, 'read', id)) {
         throw new HttpError('FORBIDDEN', 'permissionError', { context });
     }
 }
 
 /** Throws 403 when an API token may not write `id` (`tree`: a recursive delete, all below it too). */
-export function assertInWriteScope(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }, tree = false): void {
+export function assertInWriteScope(ctx: Scoped, id: string, context: Record<string, unknown> = { id }, tree = false): void {
     if (!(tree ? inScopeTree(ctx.acl, id) : inScope(ctx.acl, 'write', id))) {
         throw new HttpError('FORBIDDEN', 'permissionError', { context });
     }
 }
 
 /** Throws 403 unless the caller may write the state `id` (values handed to a history instance). */
-export async function assertMayWriteState(ctx: RequestContext, id: string): Promise<void> {
-    if (!seesAll(ctx.acl) && !mayWriteState(ctx.acl, id, await objectOf(ctx, id), ctx.ownerOnly)) {
+export async function assertMayWriteState(ctx: ReadCaller, id: string): Promise<void> {
+    if (!seesAll(ctx.acl) && !mayWriteState(ctx.acl, id, await ctx.objectOf(id), ctx.ownerOnly)) {
         throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
     }
 }
 
 /** Throws 403 unless the caller may read the state `id` (history, messages naming a state). */
-export async function assertMayReadState(ctx: RequestContext, id: string): Promise<void> {
+export async function assertMayReadState(ctx: ReadCaller, id: string): Promise<void> {
     const access = readAccess(ctx);
-    if (access && !access.state(id, await objectOf(ctx, id))) {
+    if (access && !access.state(id, await ctx.objectOf(id))) {
         throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
     }
 }
@@ -152,14 +159,14 @@ export function isEnum(obj: unknown): obj is { type: 'enum'; common: { members: 
  * An enum whose `common.members` names only objects the caller may read (ids alone reveal a house);
  * anything else as it is. Every path that answers an object passes here: single reads, listings, views.
  */
-export async function withVisibleMembers<T>(ctx: RequestContext, obj: T): Promise<T> {
+export async function withVisibleMembers<T>(ctx: ReadCaller, obj: T): Promise<T> {
     const access = readAccess(ctx);
     if (!access || !isEnum(obj)) {
         return obj;
     }
     const visible: string[] = [];
     for (const id of obj.common.members) {
-        if (typeof id === 'string' && access.object(id, await objectOf(ctx, id).catch(() => null))) {
+        if (typeof id === 'string' && access.object(id, await ctx.objectOf(id).catch(() => null))) {
             visible.push(id);
         }
     }
@@ -167,19 +174,19 @@ export async function withVisibleMembers<T>(ctx: RequestContext, obj: T): Promis
 }
 
 /** A dictionary of enums the caller may read, each with only its readable members. */
-export function visibleEnums(ctx: RequestContext, enums: Record<string, ioBroker.Object>): Promise<Record<string, ioBroker.Object>> {
+export function visibleEnums(ctx: ReadCaller, enums: Record<string, ioBroker.Object>): Promise<Record<string, ioBroker.Object>> {
     return visibleObjects(ctx, enums);
 }
 
 /** The top-level entries of the file storage (one per meta object) whose meta object the caller may read. */
-export async function visibleMetaEntries<E extends { file: string }>(ctx: RequestContext, entries: E[]): Promise<E[]> {
+export async function visibleMetaEntries<E extends { file: string }>(ctx: ReadCaller, entries: E[]): Promise<E[]> {
     const access = readAccess(ctx);
     if (!access || !Array.isArray(entries)) {
         return entries;
     }
     const visible: E[] = [];
     for (const entry of entries) {
-        if (access.object(entry.file, await objectOf(ctx, entry.file).catch(() => null))) {
+        if (access.object(entry.file, await ctx.objectOf(entry.file).catch(() => null))) {
             visible.push(entry);
         }
     }

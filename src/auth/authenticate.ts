@@ -46,26 +46,26 @@ export function clientAddress(req: IncomingMessage): string {
 export async function authenticate(app: AppServices, req: IncomingMessage, query: Query): Promise<Acl> {
     const webUser = app.identify?.(req);
     if (webUser) {
-        return app.acls.get(webUser);
+        return app.auth.acls.get(webUser);
     }
-    if (!app.config.auth) {
+    if (!app.meta.config.auth) {
         if (app.identify) {
             // web's auth is on and named nobody (a path web leaves open): `defaultUser` is for installations without any login
             throw new HttpError('UNAUTHORIZED', 'User is required');
         }
-        return app.acls.get(app.config.defaultUser);
+        return app.auth.acls.get(app.meta.config.defaultUser);
     }
     const { user, password, token } = credentialsOf(req.headers, query);
-    if (token !== undefined && isApiToken(token) && app.config.apiTokens) {
+    if (token !== undefined && isApiToken(token) && app.meta.config.apiTokens) {
         // the user's rights narrowed by the token's scope
-        return app.tokens.verify(token, clientAddress(req));
+        return app.auth.tokens.verify(token, clientAddress(req));
     }
-    return app.acls.get(await authenticatedUser(app, req, { user, password, token }));
+    return app.auth.acls.get(await authenticatedUser(app, req, { user, password, token }));
 }
 
 async function authenticatedUser(app: AppServices, req: IncomingMessage, { user, password, token }: Credentials): Promise<string> {
     if (token !== undefined) {
-        const owner = await accessTokenUser(app, token);
+        const owner = await accessTokenUser(app.sessionStore, token);
         if (!owner) {
             // the 4.0.2 text, whose "undefined" clients may match on
             throw new HttpError('UNAUTHORIZED', 'Invalid access token: undefined');
@@ -75,5 +75,5 @@ async function authenticatedUser(app: AppServices, req: IncomingMessage, { user,
     if (!user || password === undefined) {
         throw new HttpError('UNAUTHORIZED', 'User is required');
     }
-    return app.credentials.check(user, password, clientAddress(req));
+    return app.auth.credentials.check(user, password, clientAddress(req));
 }

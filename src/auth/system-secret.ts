@@ -1,5 +1,4 @@
 import { HttpError } from '../http/http-error';
-import type { StoragePort } from '../storage/port';
 
 /** The system secret in `system.config`, when it has one. */
 export function secretOf(config: ioBroker.Object | null | undefined): string | undefined {
@@ -9,10 +8,10 @@ export function secretOf(config: ioBroker.Object | null | undefined): string | u
 
 /**
  * The system secret, read with the caller's rights every time (no cache shared between users). Takes
- * what it needs of a request context, so the token store can share `secretOf` without an import circle.
+ * only the read it needs of the caller's data, so the token store can share `secretOf` without an import circle.
  */
-export async function systemSecret(ctx: { storage: StoragePort; callOptions: { user: string } }): Promise<string> {
-    const secret = secretOf(await ctx.storage.getForeignObjectAsync('system.config', ctx.callOptions));
+export async function systemSecret(data: { getObject(id: string): Promise<ioBroker.Object | null | undefined> }): Promise<string> {
+    const secret = secretOf(await data.getObject('system.config'));
     if (!secret) {
         throw new HttpError('NOT_FOUND', 'The system has no secret');
     }

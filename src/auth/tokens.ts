@@ -170,3 +170,24 @@ export async function refreshTokens(services: TokenServices, refreshToken: strin
     await endSession(services.storage, session);
     return issueTokens(services, `system.user.${session.user}`, ttlSeconds);
 }
+
+/** The login sessions as a request handler uses them: what one does with a session, not the store it lives in. */
+export interface LoginSessions {
+    issue(user: string, ttlSeconds: number): Promise<TokenAnswer>;
+    refresh(refreshToken: string, ttlSeconds: number): Promise<TokenAnswer | null>;
+    /** The valid session of an access token, or null. */
+    access(token: string): Promise<LoginSession | null>;
+    /** Gives the valid session of `accessToken` another `ttlSeconds` from now. */
+    extend(accessToken: string, session: LoginSession, ttlSeconds: number): Promise<void>;
+    revoke(token: string): Promise<LoginSession | null>;
+}
+
+export function loginSessions(services: TokenServices): LoginSessions {
+    return {
+        issue: (user, ttlSeconds) => issueTokens(services, user, ttlSeconds),
+        refresh: (refreshToken, ttlSeconds) => refreshTokens(services, refreshToken, ttlSeconds),
+        access: token => accessSession(services, token),
+        extend: (accessToken, session, ttlSeconds) => setSession(services.storage, `a:${accessToken}`, ttlSeconds, { ...session, aExp: Date.now() + ttlSeconds * 1000 }),
+        revoke: token => revokeToken(services.storage, token),
+    };
+}

@@ -1,5 +1,8 @@
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
+import type { CallerData } from '../storage/data';
+
+/** What account helpers need of a request: the caller's data. */
+type Caller = { data: CallerData };
 
 // the characters js-controller replaces in generated ids
 const FORBIDDEN = /[^._\-/ :!#$%&()+=@^{}|~\p{Ll}\p{Lu}\p{Nd}]+/gu;
@@ -28,8 +31,8 @@ export function assertValidName(name: string, what: 'user' | 'group'): void {
 }
 
 /** Reads a user or group object, or answers 404 with the 4.0.2 message. */
-export async function existing(ctx: RequestContext, id: string, what: 'User' | 'Group'): Promise<ioBroker.Object> {
-    const obj = await ctx.storage.getForeignObjectAsync(id, ctx.callOptions);
+export async function existing(ctx: Caller, id: string, what: 'User' | 'Group'): Promise<ioBroker.Object> {
+    const obj = await ctx.data.getObject(id);
     if (!obj) {
         throw new HttpError('NOT_FOUND', `${what} does not exist`, { context: { id } });
     }
@@ -37,13 +40,13 @@ export async function existing(ctx: RequestContext, id: string, what: 'User' | '
 }
 
 /** Removes a deleted user from every group, so no stale membership grants rights later. */
-export async function removeFromGroups(ctx: RequestContext, user: string): Promise<void> {
-    const groups = (await ctx.storage.getForeignObjectsAsync('system.group.*', 'group', ctx.callOptions)) ?? {};
+export async function removeFromGroups(ctx: Caller, user: string): Promise<void> {
+    const groups = (await ctx.data.getObjects('system.group.*', 'group')) ?? {};
     for (const group of Object.values(groups)) {
         const common = group.common as ioBroker.GroupCommon;
         if (common.members?.includes(user as ioBroker.ObjectIDs.User)) {
             common.members = common.members.filter(member => member !== user);
-            await ctx.storage.setForeignObjectAsync(group._id, group, ctx.callOptions);
+            await ctx.data.setObject(group._id, group);
         }
     }
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { BinaryBody } from '../command-runtime/command';
 import { paramsError } from '../command-runtime/parse-params';
-import type { RequestContext } from '../request-context';
+import type { CallerData } from '../storage/data';
 
 export const metaIdParam = Type.String({ minLength: 1, description: 'Id of the meta object holding the files, e.g. vis.0 or 0_userdata.0' });
 
@@ -91,8 +91,8 @@ export interface StoredFile {
     mimeType: string;
 }
 
-export async function readStoredFile(ctx: RequestContext, adapterName: string, fileName: string): Promise<StoredFile> {
-    const { file, mimeType } = await ctx.storage.readFileAsync(adapterName, fileName, ctx.callOptions);
+export async function readStoredFile(data: CallerData, adapterName: string, fileName: string, context: Record<string, unknown> = {}): Promise<StoredFile> {
+    const { file, mimeType } = await data.readFile(adapterName, fileName, context);
     return { data: file, mimeType: mimeType || mimeTypeOf(fileName) };
 }
 
@@ -120,20 +120,20 @@ function childOf(dir: string, child: string): string {
  * Deletes a file, or a folder with everything below it; every level runs with the caller's rights.
  * Answers false when there was nothing to delete.
  */
-export async function unlinkRecursive(ctx: RequestContext, adapterName: string, name: string): Promise<boolean> {
-    const entries = (await ignoreMissing(ctx.storage.readDirAsync(adapterName, name, ctx.callOptions))) ?? [];
+export async function unlinkRecursive(data: CallerData, adapterName: string, name: string, context: Record<string, unknown> = {}): Promise<boolean> {
+    const entries = (await ignoreMissing(data.readDir(adapterName, name, context))) ?? [];
     for (const entry of entries) {
-        await unlinkRecursive(ctx, adapterName, childOf(name, entry.file));
+        await unlinkRecursive(data, adapterName, childOf(name, entry.file), context);
     }
-    const unlinked = await ignoreMissing(ctx.storage.unlinkAsync(adapterName, name, ctx.callOptions).then(() => true));
+    const unlinked = await ignoreMissing(data.unlink(adapterName, name, context).then(() => true));
     return entries.length > 0 || unlinked === true;
 }
 
 /** Renames a file, or a folder entry by entry; every level runs with the caller's rights. */
-export async function renameRecursive(ctx: RequestContext, adapterName: string, oldName: string, newName: string): Promise<void> {
-    const entries = (await ignoreMissing(ctx.storage.readDirAsync(adapterName, oldName, ctx.callOptions))) ?? [];
+export async function renameRecursive(data: CallerData, adapterName: string, oldName: string, newName: string): Promise<void> {
+    const entries = (await ignoreMissing(data.readDir(adapterName, oldName))) ?? [];
     for (const entry of entries) {
-        await renameRecursive(ctx, adapterName, childOf(oldName, entry.file), childOf(newName, entry.file));
+        await renameRecursive(data, adapterName, childOf(oldName, entry.file), childOf(newName, entry.file));
     }
-    await ignoreMissing(ctx.storage.renameAsync(adapterName, oldName, newName, ctx.callOptions));
+    await ignoreMissing(data.rename(adapterName, oldName, newName));
 }

@@ -1,24 +1,29 @@
 import { HttpError, type ParamProblem } from '../http/http-error';
 import { paramsError } from '../command-runtime/parse-params';
 import { isTrueFlag } from '../http/query';
-import type { RequestContext } from '../request-context';
-import { assertInstanceAlive, instanceName, sendToInstance } from './messaging';
-import { assertMayReadState, assertMayWriteState } from '../access/read-checks';
+import type { Config } from '../config';
+import { assertInstanceAlive, instanceName, sendToInstance, type Messenger } from './messaging';
+
+/** What a history request needs: the caller, and the configured default history instance. */
+interface HistoryCaller extends Messenger {
+    user: string;
+    meta: { config: Pick<Config, 'dataSource'> };
+}
 
 export const HISTORY_TIMEOUT_MS = 20_000;
 
 /** The history instance: explicit, else the configured `dataSource`, else the system default. */
-export async function historyInstance(ctx: RequestContext, explicit?: string): Promise<string> {
-    let name = explicit || ctx.app.config.dataSource;
+export async function historyInstance(ctx: HistoryCaller, explicit?: string, context: Record<string, unknown> = {}): Promise<string> {
+    let name = explicit || ctx.meta.config.dataSource;
     if (!name) {
-        const config = await ctx.storage.getForeignObjectAsync('system.config');
+        const config = await ctx.data.adapterObject('system.config', context);
         name = (config?.common as { defaultHistory?: string } | undefined)?.defaultHistory ?? '';
     }
     if (!name) {
         throw new HttpError('INVALID_PARAMS', 'No dataSource defined!');
     }
     const instance = instanceName(name);
-    await assertInstanceAlive(ctx, instance);
+    await assertInstanceAlive(ctx, instance, context);
     return instance;
 }
 
@@ -30,10 +35,10 @@ export interface HistoryAnswer {
 }
 
 /** Asks the history instance for values of one state; the caller must be allowed to read that state. */
-export async function readHistory(ctx: RequestContext, id: string, options: Record<string, unknown>): Promise<HistoryAnswer> {
+export async function readHistory(ctx: HistoryCaller, id: string, options: Record<string, unknown>, context: Record<string, unknown> = {}): Promise<HistoryAnswer> {
     // the read rule of a single state read, which 4.0.2 skipped for history
-    await assertMayReadState(ctx, id);
-    const instance = await historyInstance(ctx, typeof options.instance === 'string' ? options.instance : undefined);
+    await ctx.data.assertMayReadState(id);
+    const instance = await historyInstance(ctx, typeof options.instance === 'string' ? options.instance : undefined, context);
     const now = Date.now();
     const query = {
         aggregate: 'none',
@@ -43,7 +48,7 @@ export async function readHistory(ctx: RequestContext, id: string, options: Reco
         instance,
         user: ctx.user,
     };
-    return ((await sendToInstance(ctx, instance, 'getHistory', { id, options: query }, HISTORY_TIMEOUT_MS)) ?? {}) as HistoryAnswer;
+    return ((await sendToInstance(ctx, instance, 'getHistory', { id, options: query }, HISTORY_TIMEOUT_MS, context)) ?? {}) as HistoryAnswer;
 }
 
 type OptionKind = 'number' | 'flag' | 'text';
@@ -124,10 +129,10 @@ export function historyState(raw: Record<string, unknown>, val: unknown): Record
 }
 
 /** Hands one value to the history instance (`storeState`); the caller must be allowed to write the state. */
-export async function storeState(ctx: RequestContext, id: string, state: Record<string, unknown>): Promise<unknown> {
-    await assertMayWriteState(ctx, id);
-    const instance = await historyInstance(ctx);
-    const answer = await sendToInstance(ctx, instance, 'storeState', { id, state }, HISTORY_TIMEOUT_MS);
+export async function storeState(ctx: HistoryCaller, id: string, state: Record<string, unknown>, context: Record<string, unknown> = {}): Promise<unknown> {
+    await ctx.data.assertMayWriteState(id);
+    const instance = await historyInstance(ctx, undefined, context);
+    const answer = await sendToInstance(ctx, instance, 'storeState', { id, state }, HISTORY_TIMEOUT_MS, context);
     if (answer === undefined || answer === null) {
         throw new HttpError('BAD_GATEWAY', 'The history instance answered nothing', { context: { id } });
     }

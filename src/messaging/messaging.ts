@@ -1,7 +1,12 @@
-import { isAdministrator } from '../access/rules';
+import { isAdministrator, type Acl } from '../access/rules';
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
-import { assertMayReadState, assertMayWriteState } from '../access/read-checks';
+import type { CallerData } from '../storage/data';
+
+/** What a message needs of a request: the caller's data and rights. */
+export interface Messenger {
+    data: CallerData;
+    acl: Acl;
+}
 
 export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
 export const MAX_MESSAGE_TIMEOUT_MS = 120_000;
@@ -27,12 +32,12 @@ export function instanceName(raw: string): string {
 }
 
 /** Fails fast with a clear error when the instance does not exist or does not run. */
-export async function assertInstanceAlive(ctx: RequestContext, name: string): Promise<void> {
-    const obj = await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`);
+export async function assertInstanceAlive(ctx: Messenger, name: string, context: Record<string, unknown> = {}): Promise<void> {
+    const obj = await ctx.data.adapterObject(`system.adapter.${name}`, context);
     if (!obj || (obj.type as string) !== 'instance') {
         throw new HttpError('NOT_FOUND', 'instance not found', { context: { instance: name } });
     }
-    const alive = await ctx.storage.getForeignStateAsync(`system.adapter.${name}.alive`);
+    const alive = await ctx.data.adapterState(`system.adapter.${name}.alive`, context);
     if (!alive?.val) {
         throw new HttpError('UNAVAILABLE', 'instance is not online', { context: { instance: name } });
     }
@@ -49,22 +54,22 @@ const HISTORY_WRITES = new Set(['storeState', 'delete', 'deleteAll', 'deleteRang
  * Anything else (raw database queries, `stopInstance`, ...) reaches past every state's ACL: only
  * administrators send it.
  */
-export async function assertMessageAllowed(ctx: RequestContext, name: string, command: string, message: unknown): Promise<void> {
-    const common = (await ctx.storage.getForeignObjectAsync(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
+export async function assertMessageAllowed(ctx: Messenger, name: string, command: string, message: unknown): Promise<void> {
+    const common = (await ctx.data.adapterObject(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
     if (!common?.getHistory && common?.type !== 'storage') {
         return;
     }
     const ids = namedIds(message);
     if (HISTORY_READS.has(command)) {
         for (const id of ids) {
-            await assertMayReadState(ctx, id);
+            await ctx.data.assertMayReadState(id);
         }
     } else if (HISTORY_WRITES.has(command)) {
         if (!ids.length) {
             throw new HttpError('INVALID_PARAMS', `${command} to a history instance must name the states it changes (id)`, { context: { instance: name } });
         }
         for (const id of ids) {
-            await assertMayWriteState(ctx, id);
+            await ctx.data.assertMayWriteState(id);
         }
     } else if (!isAdministrator(ctx.acl)) {
         throw new HttpError('FORBIDDEN', 'permissionError', { context: { instance: name, command } });
@@ -87,20 +92,20 @@ function namedIds(message: unknown): string[] {
 }
 
 /** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */
-export function sendToInstance(ctx: RequestContext, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
+export function sendToInstance(ctx: Messenger, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS, context: Record<string, unknown> = {}): Promise<unknown> {
     return withTimeout(
-        done => ctx.storage.sendTo(name, command, message as ioBroker.MessagePayload, result => done(result), { timeout: timeoutMs + 1000 }),
+        done => ctx.data.sendTo(name, command, message, done, { timeout: timeoutMs + 1000 }, context),
         timeoutMs,
         name,
     );
 }
 
 /** The host running js-controller answers host commands; without one (`npm start`) this fails fast. */
-export async function sendToHost(ctx: RequestContext, host: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
+export async function sendToHost(ctx: Messenger, host: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
     const id = host.startsWith('system.host.') ? host : `system.host.${host}`;
-    const alive = await ctx.storage.getForeignStateAsync(`${id}.alive`);
+    const alive = await ctx.data.adapterState(`${id}.alive`);
     if (!alive?.val) {
         throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, { context: { host } });
     }
-    return withTimeout(done => ctx.storage.sendToHost(id, command, message as ioBroker.MessagePayload, result => done(result)), timeoutMs, id);
+    return withTimeout(done => ctx.data.sendToHost(id, command, message, done), timeoutMs, id);
 }

@@ -1,7 +1,6 @@
 import { HttpError } from '../http/http-error';
-import { stateSource } from '../objects/listing-sources';
 import { assertSafePattern } from '../access/patterns';
-import type { RequestContext } from '../request-context';
+import type { CallerData } from '../storage/data';
 import type { StateSample } from './metrics';
 
 /** Series of `iobroker_state` per scrape at most: a pattern like `*` must not flood Prometheus. */
@@ -19,10 +18,10 @@ function text(name: unknown): string {
 }
 
 /** The states of one pattern the caller may list; none when it may not, or the pattern is one js-controller cannot take. */
-async function matching(ctx: RequestContext, pattern: string): Promise<Record<string, unknown>> {
+async function matching(data: CallerData, asAdapter: boolean, pattern: string): Promise<Record<string, unknown>> {
     try {
         assertSafePattern('metricsStates', pattern);
-        return ctx.user ? await stateSource(ctx, pattern).all() : await ctx.app.listingCache.get(pattern);
+        return asAdapter ? await data.adapterStateListing(pattern) : await data.stateListing(pattern);
     } catch (err) {
         if (err instanceof HttpError && err.status < 500) {
             return {};
@@ -36,12 +35,12 @@ async function matching(ctx: RequestContext, pattern: string): Promise<Record<st
  * no caller, reads as the adapter: the administrator chose both the patterns and to publish them).
  * Values come from the read caches where they hold them; names and units from the state objects.
  */
-export async function stateSamples(ctx: RequestContext, patterns: string[]): Promise<{ samples: StateSample[]; omitted: number }> {
+export async function stateSamples(data: CallerData, asAdapter: boolean, patterns: string[]): Promise<{ samples: StateSample[]; omitted: number }> {
     const samples: StateSample[] = [];
     const seen = new Set<string>();
     let omitted = 0;
     for (const pattern of patterns) {
-        const states = await matching(ctx, pattern);
+        const states = await matching(data, asAdapter, pattern);
         for (const id of Object.keys(states).sort()) {
             const val = (states[id] as ioBroker.State | null)?.val;
             if (seen.has(id) || (typeof val !== 'number' && typeof val !== 'boolean') || !Number.isFinite(Number(val))) {
@@ -52,7 +51,7 @@ export async function stateSamples(ctx: RequestContext, patterns: string[]): Pro
                 omitted++;
                 continue;
             }
-            const common = (await ctx.app.objectCache.get(id))?.common as Partial<ioBroker.StateCommon> | undefined;
+            const common = (await data.cachedAdapterObject(id))?.common as Partial<ioBroker.StateCommon> | undefined;
             samples.push({ id, name: text(common?.name), unit: common?.unit ?? '', value: Number(val) });
         }
     }

@@ -1,5 +1,4 @@
-import type { RequestContext } from '../request-context';
-import { visibleRows } from '../access/read-checks';
+import type { CallerData } from '../storage/data';
 
 type Common = Record<string, unknown> & { adminUI?: Record<string, unknown> };
 
@@ -14,11 +13,11 @@ function withAdminUi(obj: ioBroker.Object): ioBroker.Object {
 }
 
 /** Adapter or instance objects from the system view, without the bulky `news` (and for adapters `native`). */
-export async function systemObjects(ctx: RequestContext, view: 'adapter' | 'instance', name: string | undefined): Promise<ioBroker.Object[]> {
+export async function systemObjects(data: CallerData, view: 'adapter' | 'instance', name: string | undefined): Promise<ioBroker.Object[]> {
     const prefix = view === 'adapter' ? `system.adapter.${name ?? ''}` : `system.adapter.${name ? `${name}.` : ''}`;
     const exact = view === 'adapter' && name;
-    const result = await ctx.storage.getObjectViewAsync('system', view, { startkey: prefix, endkey: exact ? prefix : `${prefix}\u9999` }, ctx.callOptions);
-    return (await visibleRows(ctx, result.rows))
+    const result = await data.objectView('system', view, { startkey: prefix, endkey: exact ? prefix : `${prefix}\u9999` });
+    return result.rows
         .map(row => row.value as ioBroker.Object)
         .filter(obj => obj && (!name || view === 'adapter' || (obj.common as Common).name === name))
         .map(obj => {

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { QUERY_CREDENTIALS } from '../auth/authenticate';
 import { paramsError } from '../command-runtime/parse-params';
-import type { RequestContext } from '../request-context';
 import { firstAfter, type ListingWalks } from './listing-walks';
 import { Reply } from '../http/send';
 
@@ -198,14 +197,21 @@ function itemsOf(from: Record<string, unknown>, ids: string[], fields: string[] 
     return items;
 }
 
+/** What a listing needs of the request context: the walks, and who walks. */
+export interface ListingCaller {
+    walks: ListingWalks;
+    owner: string;
+    ownerOnly: boolean;
+}
+
 /** A walk belongs to the caller who began it: what is listed, by whom (an API token apart from its user's login), with which rule. */
-function callerWalk(ctx: RequestContext, walkKey: string): string {
+function callerWalk(ctx: ListingCaller, walkKey: string): string {
     return `${walkKey}\n${ctx.owner}\n${ctx.ownerOnly}`;
 }
 
 /** For listing commands: the page their parsed `limit`/`cursor`/`fields` ask for, or everything. */
-export function commandPage(ctx: RequestContext, walkKey: string, params: Record<string, unknown>, kind: 'state' | 'object', source: ListingSource): Promise<Page> {
-    return listingPage(ctx.app.listingWalks, callerWalk(ctx, walkKey), listingParams(params, kind), source);
+export function commandPage(ctx: ListingCaller, walkKey: string, params: Record<string, unknown>, kind: 'state' | 'object', source: ListingSource): Promise<Page> {
+    return listingPage(ctx.walks, callerWalk(ctx, walkKey), listingParams(params, kind), source);
 }
 
 /**
@@ -213,7 +219,7 @@ export function commandPage(ctx: RequestContext, walkKey: string, params: Record
  * `Link` header to the next one. `url` is the request's path and query. Large answers are written
  * while they are serialised.
  */
-export async function listingReply(ctx: RequestContext, walkKey: string, listing: Listing, url: string, source: ListingSource): Promise<Reply> {
-    const page = await listingPage(ctx.app.listingWalks, callerWalk(ctx, walkKey), listing, source);
+export async function listingReply(ctx: ListingCaller, walkKey: string, listing: Listing, url: string, source: ListingSource): Promise<Reply> {
+    const page = await listingPage(ctx.walks, callerWalk(ctx, walkKey), listing, source);
     return Reply.dictionary(page.items, page.linkHeader(url));
 }

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { adapterCall } from '../storage/adapter-errors';
 import { refuseUnsafeNames } from '../files/files';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type RouteRequest } from '../http/route';
@@ -16,7 +15,7 @@ async function listFolder({ params }: RouteRequest, ctx: RequestContext): Promis
     const objectId = params.objectId;
     const dirName = params['*'] ?? '';
     refuseUnsafeNames({ dirName });
-    return adapterCall(ctx.storage.readDirAsync(objectId, dirName, ctx.callOptions), { objectId, dirName });
+    return ctx.data.readDir(objectId, dirName, { objectId, dirName });
 }
 
 export const listTopFolderRoute = defineRoute({

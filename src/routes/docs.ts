@@ -29,8 +29,8 @@ export function docsRoutes(config: Config): Route[] {
             return Reply.bytes(template.replaceAll('{{base}}', `${prefix}/api-doc/`), 'text/html; charset=utf-8');
         }),
         docsRoute('/api-doc/:file', async ({ params }) => (params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file))),
-        docsRoute('/api-docs/openapi.json', async (_req, { app }) => Reply.json(app.openapi), documentPublic),
+        docsRoute('/api-docs/openapi.json', async (_req, { meta }) => Reply.json(meta.openapi), documentPublic),
         // the path of 4.0.2, kept for existing bookmarks and tools
-        docsRoute('/api-docs/swagger.json', async (_req, { app }) => Reply.json(app.openapi), documentPublic),
+        docsRoute('/api-docs/swagger.json', async (_req, { meta }) => Reply.json(meta.openapi), documentPublic),
     ];
 }

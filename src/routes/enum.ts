@@ -1,6 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { adapterCall } from '../storage/adapter-errors';
-import { visibleEnums, visibleRows, withVisibleMembers } from '../access/read-checks';
 import { defineRoute } from '../http/route';
 import { dictionary, FreeObject, json, ObjectSchema } from '../http/schemas';
 
@@ -15,13 +13,7 @@ export const listEnumsRoute = defineRoute({
     permission: READ,
     responses: { '200': json(dictionary(dictionary(ObjectSchema, 'enum id → enum object'), 'category → its enums'), 'The enums by category') },
     async handler(_req, ctx) {
-        // js-controller's view needs the object list right of the caller
-        const categories = ((await adapterCall(ctx.storage.getEnumsAsync('', ctx.callOptions))) ?? {}) as Record<string, Record<string, ioBroker.Object>>;
-        const visible: Record<string, Record<string, ioBroker.Object>> = {};
-        for (const [category, enums] of Object.entries(categories)) {
-            visible[category] = await visibleEnums(ctx, enums);
-        }
-        return visible;
+        return ctx.data.enums();
     },
 });
 
@@ -36,12 +28,12 @@ export const readEnumRoute = defineRoute({
     async handler({ params }, ctx) {
         // `rooms` as in 4.0.2; `enum.rooms` is accepted too
         const category = `enum.${params.enumId.replace(/^enum\./, '')}.`;
-        const view = await adapterCall(ctx.storage.getObjectViewAsync('system', 'enum', { startkey: category, endkey: `${category}\u9999` }, ctx.callOptions));
-        const rows = await visibleRows(ctx, view?.rows ?? []);
+        const view = await ctx.data.objectView('system', 'enum', { startkey: category, endkey: `${category}\u9999` });
+        const rows = view?.rows ?? [];
         const result = [];
         for (const row of rows) {
             const obj = row.value as ioBroker.Object | null;
-            result.push({ _id: row.id, common: obj?.common && (await withVisibleMembers(ctx, obj)).common });
+            result.push({ _id: row.id, common: obj?.common && (await ctx.data.withVisibleMembers(obj)).common });
         }
         return result;
     },

@@ -79,9 +79,9 @@ export const eventStreamRoute = defineRoute({
         const options = {
             heartbeatMs: input.heartbeat ?? DEFAULT_HEARTBEAT_MS,
             lastEventId: lastEventId(headers, input),
-            changedSince: (since: number) => changedSince(ctx, patterns, since),
+            changedSince: (since: number) => changedSince(ctx.data, patterns, since),
         };
-        const start = await ctx.app.sse.open(ctx.owner, patterns, options);
+        const start = await ctx.events.sse.open(ctx.owner, patterns, options);
         // a `waits` route always gets a signal
         return Reply.stream(start, signal!, SSE_HEADERS);
     },

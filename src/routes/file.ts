@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http/http-error';
-import { adapterCall } from '../storage/adapter-errors';
 import { readStoredFile, refuseUnsafeNames, unlinkRecursive } from '../files/files';
 import { defineRoute, type RouteRequest } from '../http/route';
 import { Reply } from '../http/send';
@@ -26,7 +25,7 @@ export const readFileRoute = defineRoute({
     errors: [404],
     async handler(req, ctx) {
         const { objectId, fileName } = fileOf(req);
-        const file = await adapterCall(readStoredFile(ctx, objectId, fileName), { objectId, fileName });
+        const file = await readStoredFile(ctx.data, objectId, fileName, { objectId, fileName });
         // text comes back from js-controller as a string; 4.0.2 (Express) sent it as UTF-8
         const type = typeof file.data === 'string' ? `${file.mimeType}; charset=utf-8` : file.mimeType;
         return Reply.untrusted(file.data, type);
@@ -47,7 +46,7 @@ export const writeFileRoute = defineRoute({
         if (!Buffer.isBuffer(req.body)) {
             throw new HttpError('INVALID_PARAMS', 'No file provided.');
         }
-        await adapterCall(ctx.storage.writeFileAsync(objectId, fileName, req.body, ctx.callOptions), { objectId, fileName });
+        await ctx.data.writeFile(objectId, fileName, req.body, {}, { objectId, fileName });
         return { success: true };
     },
 });
@@ -63,7 +62,7 @@ export const deleteFileRoute = defineRoute({
     errors: [404],
     async handler(req, ctx) {
         const { objectId, fileName } = fileOf(req);
-        if (!(await adapterCall(unlinkRecursive(ctx, objectId, fileName), { objectId, fileName }))) {
+        if (!(await unlinkRecursive(ctx.data, objectId, fileName, { objectId, fileName }))) {
             throw new HttpError('NOT_FOUND', 'Not exists', { context: { objectId, fileName } });
         }
         return { success: true };

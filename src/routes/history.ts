@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http/http-error';
-import { adapterCall } from '../storage/adapter-errors';
 import { AGGREGATES, historyOptions, historyState, readHistory, storeState } from '../messaging/history';
 import { convertBodyValue, convertText } from '../states/state-value';
 import { stateCommon } from '../states/states';
@@ -40,7 +39,7 @@ const historyQuery = Type.Object({
 });
 
 async function historyValues(ctx: RequestContext, id: string, raw: Record<string, unknown>): Promise<unknown[]> {
-    const answer = await adapterCall(readHistory(ctx, id, historyOptions(raw)), { id });
+    const answer = await readHistory(ctx, id, historyOptions(raw), { id });
     if (answer.error) {
         throw new HttpError('BAD_GATEWAY', String(answer.error), { context: { id } });
     }
@@ -96,11 +95,11 @@ export const addHistoryRoute = defineRoute({
     async handler({ params, input }, ctx) {
         const id = params.stateId;
         assertInWriteScope(ctx, id, { stateId: id });
-        const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { stateId: id }));
+        const common = stateCommon(await ctx.data.getObject(id, { stateId: id }));
         if (!common?.type) {
             throw new HttpError('NOT_FOUND', 'State not found', { context: { stateId: id } });
         }
-        return adapterCall(storeState(ctx, id, historyState(input, convertText(input.val, common.type, id))), { id });
+        return storeState(ctx, id, historyState(input, convertText(input.val, common.type, id)), { id });
     },
 });
 
@@ -124,7 +123,7 @@ export const postAddHistoryRoute = defineRoute({
             throw paramsError([{ param: 'state.val', problem: 'required' }], ['id', 'state']);
         }
         assertInWriteScope(ctx, id);
-        const common = stateCommon(await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), { id }));
-        return adapterCall(storeState(ctx, id, historyState(state, convertBodyValue(state.val, common?.type, id))), { id });
+        const common = stateCommon(await ctx.data.getObject(id, { id }));
+        return storeState(ctx, id, historyState(state, convertBodyValue(state.val, common?.type, id)), { id });
     },
 });

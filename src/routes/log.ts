@@ -31,7 +31,7 @@ export const listLogsRoute = defineRoute({
     responses: { '200': json(Type.Array(Type.Object({ fileName: Type.String(), size: Type.Number() }, { additionalProperties: true })), 'The log files') },
     errors: [504],
     query: Type.Object({ host: Type.Optional(Type.String({ description: 'Host name (default: the host of this instance)' })) }),
-    handler: ({ input }, ctx) => listLogFiles(ctx, input.host || ctx.storage.host || ''),
+    handler: ({ input }, ctx) => listLogFiles(ctx, input.host || ctx.meta.host || ''),
 });
 
 export const readLogRoute = defineRoute({

@@ -13,8 +13,8 @@ export const nameRoute = defineRoute({
     permission: null,
     responses: { '200': { description: 'The namespace', content: { 'text/plain': Type.String() } } },
     public: true,
-    async handler(_req, { app }) {
-        return Reply.text(app.namespace, 'text/plain; charset=utf-8');
+    async handler(_req, { meta }) {
+        return Reply.text(meta.namespace, 'text/plain; charset=utf-8');
     },
 });
 

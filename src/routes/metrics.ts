@@ -23,10 +23,10 @@ export function metricsRoute(config: Config): Route {
         offline: true,
         responses: { '200': { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': Type.String() } } },
         async handler(_req, ctx) {
-            const { metrics } = ctx.app;
+            const { metrics } = ctx.meta;
             // while the database is away the scrape still answers (restapi_storage_connected 0), without states
-            const withStates = config.metricsStates.length > 0 && ctx.app.storageUp();
-            const { samples, omitted } = withStates ? await stateSamples(ctx, config.metricsStates) : { samples: [], omitted: 0 };
+            const withStates = config.metricsStates.length > 0 && ctx.meta.storageUp();
+            const { samples, omitted } = withStates ? await stateSamples(ctx.data, !ctx.user, config.metricsStates) : { samples: [], omitted: 0 };
             return Reply.text(await metrics.text(samples, omitted), metrics.contentType);
         },
     });

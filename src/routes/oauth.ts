@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { credentialsOf } from '../auth/authenticate';
-import { issueTokens, refreshTokens, revokeToken, REFRESH_TTL_SECONDS, type TokenAnswer, type TokenServices } from '../auth/tokens';
+import { REFRESH_TTL_SECONDS, type TokenAnswer } from '../auth/tokens';
 import { HttpError } from '../http/http-error';
 import { json } from '../http/schemas';
 import { defineRoute, type Route } from '../http/route';
@@ -13,10 +13,6 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 /** Token requests are a few fields: nobody gets to make an unauthenticated route buffer more. */
 export const OAUTH_BODY_LIMIT = 16 * 1024;
 
-function tokenServices(ctx: RequestContext): TokenServices {
-    return { storage: ctx.storage, objectCache: ctx.app.objectCache };
-}
-
 /** RFC 6749 error members, plus the `name`/`message`/`statusCode` members 4.0.2 clients read. */
 function oauthError(status: number, error: string, description: string): Reply {
     return Reply.json({ error, error_description: description, name: error, message: description, statusCode: status }, status, NO_STORE);
@@ -27,7 +23,7 @@ function cookie(token: string, ctx: RequestContext, maxAge?: number): string {
     if (maxAge !== undefined) {
         parts.push(`Max-Age=${maxAge}`);
     }
-    if (ctx.app.config.secure) {
+    if (ctx.meta.config.secure) {
         parts.push('Secure');
     }
     return parts.join('; ');
@@ -47,15 +43,15 @@ function params({ query, body }: TokenRequest): Record<string, string> {
 
 async function token(req: TokenRequest, ctx: RequestContext): Promise<Reply> {
     const p = params(req);
-    const ttl = ctx.app.config.ttl;
+    const ttl = ctx.meta.config.ttl;
     let answer: TokenAnswer | null;
     if (p.grant_type === 'password') {
         if (!p.username || !p.password) {
             return oauthError(400, 'invalid_request', 'Missing parameter: `username` and `password` are required');
         }
         try {
-            const user = await ctx.app.credentials.check(p.username, p.password, req.remoteAddress);
-            answer = await issueTokens(tokenServices(ctx), user, ttl);
+            const user = await ctx.auth.credentials.check(p.username, p.password, req.remoteAddress);
+            answer = await ctx.auth.sessions.issue(user, ttl);
         } catch (err) {
             if (err instanceof HttpError && err.status === 401) {
                 return oauthError(400, 'invalid_grant', 'Invalid grant: user credentials are invalid');
@@ -63,7 +59,7 @@ async function token(req: TokenRequest, ctx: RequestContext): Promise<Reply> {
             throw err;
         }
     } else if (p.grant_type === 'refresh_token') {
-        answer = await refreshTokens(tokenServices(ctx), p.refresh_token, ttl);
+        answer = await ctx.auth.sessions.refresh(p.refresh_token, ttl);
         if (!answer) {
             return oauthError(400, 'invalid_grant', 'Invalid grant: refresh token is invalid');
         }
@@ -98,7 +94,7 @@ const tokenQuery = Type.Object({
 async function logout(req: { query: Query; headers: IncomingHttpHeaders }, ctx: RequestContext): Promise<Reply> {
     const value = req.query.token || cookieToken(req.headers.cookie) || credentialsOf(req.headers, {}).token;
     if (value) {
-        await revokeToken(ctx.storage, value);
+        await ctx.auth.sessions.revoke(value);
     }
     return Reply.json({ result: 'OK' }, 200, { ...NO_STORE, 'Set-Cookie': cookie('', ctx, 0) });
 }
@@ -138,7 +134,7 @@ export const oauthRoutes: Route[] = [
         async handler(req, ctx) {
             const { token: value } = params(req);
             if (value) {
-                await revokeToken(ctx.storage, value);
+                await ctx.auth.sessions.revoke(value);
             }
             return Reply.json({}, 200, NO_STORE);
         },

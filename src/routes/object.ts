@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { safePattern } from '../access/patterns';
 import { HttpError } from '../http/http-error';
-import { adapterCall } from '../storage/adapter-errors';
-import { peekObject as peekCachedObject, readObject as readCachedObject } from '../storage/cache/cached-reads';
 import { mergeObject } from '../objects/object-merge';
 import { listingParams, listingReply, pageParams } from '../objects/listing-pages';
 import { objectSource } from '../objects/listing-sources';
-import { assertInWriteScope, withVisibleMembers } from '../access/read-checks';
+import { assertInWriteScope } from '../access/read-checks';
 import { writingContext, type RequestContext } from '../request-context';
 import { defineRoute } from '../http/route';
 import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../http/schemas';
@@ -28,18 +26,18 @@ function objectFromBody(id: string, obj: Record<string, unknown>, requireShape: 
 }
 
 async function readObject(ctx: RequestContext, id: string): Promise<ioBroker.Object | null> {
-    return readCachedObject(ctx, id, { objectId: id });
+    return ctx.data.readObject(id, { objectId: id });
 }
 
 /** The object about to be written or deleted: a token must have `id` in its write patterns, and may then read it. */
 function readForWriting(ctx: RequestContext, id: string): Promise<ioBroker.Object | null> {
     assertInWriteScope(ctx, id, { objectId: id });
     // whole: a merge into an enum keeps the members the caller may not see
-    return readCachedObject(writingContext(ctx), id, { objectId: id }, true);
+    return writingContext(ctx).data.readObject(id, { objectId: id }, true);
 }
 
 async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.SettableObject): Promise<void> {
-    await adapterCall(ctx.storage.setForeignObjectAsync(id, obj, ctx.callOptions), { objectId: id });
+    await ctx.data.setObject(id, obj, { objectId: id });
 }
 
 function found(obj: ioBroker.Object | null, objectId: string): ioBroker.Object {
@@ -59,7 +57,7 @@ export const getObjectRoute = defineRoute({
     responses: { '200': json(ObjectSchema, 'The object') },
     errors: [404],
     handler({ params }, ctx) {
-        const hit = peekCachedObject(ctx, params.objectId, { objectId: params.objectId });
+        const hit = ctx.data.peekObject(params.objectId, { objectId: params.objectId });
         return hit === undefined ? readObject(ctx, params.objectId).then(obj => found(obj, params.objectId)) : found(hit, params.objectId);
     },
 });
@@ -107,7 +105,7 @@ export const updateObjectRoute = defineRoute({
         // a copy: js-controller completes the object it is given, and the cache shares `existing`
         const merged = mergeObject(structuredClone(existing) as unknown as Record<string, unknown>, objectFromBody(id, req.body, false) as never);
         await writeObject(ctx, id, merged as unknown as ioBroker.SettableObject);
-        return withVisibleMembers(ctx, merged);
+        return ctx.data.withVisibleMembers(merged);
     },
 });
 
@@ -125,7 +123,7 @@ export const deleteObjectRoute = defineRoute({
         if (!(await readForWriting(ctx, id))) {
             throw new HttpError('NOT_FOUND', 'object not found', { context: { objectId: id } });
         }
-        await adapterCall(ctx.storage.delForeignObjectAsync(id, ctx.callOptions), { objectId: id });
+        await ctx.data.delObject(id, undefined, { objectId: id });
         return {};
     },
 });
@@ -147,6 +145,6 @@ export const listObjectsRoute = defineRoute({
         const filter = safePattern('filter', input.filter || '*');
         const { type } = input;
         // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2
-        return listingReply(ctx, `objects\n${filter}\n${type ?? ''}`, listingParams(input, 'object'), url, objectSource(ctx, filter, type || undefined));
+        return listingReply(ctx, `objects\n${filter}\n${type ?? ''}`, listingParams(input, 'object'), url, objectSource(ctx.data, filter, type || undefined));
     },
 });

@@ -41,7 +41,7 @@ export const pollingRoute = defineRoute({
         batch: Type.Optional(Type.Boolean({ description: 'Answer a JSON array with every queued event' })),
     }),
     handler(req, ctx) {
-        const session = ctx.app.polling.getOrCreate(ctx.owner, sidOf(req.input.sid, req.remoteAddress));
+        const session = ctx.events.polling.getOrCreate(ctx.owner, sidOf(req.input.sid, req.remoteAddress));
         const { timeout } = req.input;
         if ('connect' in req.query || 'check' in req.query) {
             session.timeout = timeout ?? DEFAULT_POLL_TIMEOUT_MS;

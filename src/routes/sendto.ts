@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { inertHeaders } from '../http/active-content';
 import { HttpError } from '../http/http-error';
-import { adapterCall } from '../storage/adapter-errors';
 import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../messaging/messaging';
 import { paramsError } from '../command-runtime/parse-params';
 import { isTrueFlag } from '../http/query';
@@ -77,10 +76,10 @@ async function sendTo(req: SendToInput, ctx: RequestContext): Promise<unknown> {
         throw new HttpError('INVALID_PARAMS', 'No message provided');
     }
     const instance = instanceName(req.params.instance);
-    await adapterCall(assertInstanceAlive(ctx, instance), { instance });
+    await assertInstanceAlive(ctx, instance, { instance });
     await assertMessageAllowed(ctx, instance, String(request.message), request.data);
     if (isTrueFlag(request.noResponse)) {
-        ctx.storage.sendTo(instance, String(request.message), request.data as ioBroker.MessagePayload);
+        ctx.data.sendTo(instance, String(request.message), request.data);
         return { result: 'sent' };
     }
     const reply = await ask(ctx, instance, request);

@@ -3,7 +3,6 @@ import { safePattern } from '../access/patterns';
 import { isAllowed } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import { MAX_WAIT_MS } from '../states/ack-waiter';
-import { peekState, readState as readCachedState } from '../storage/cache/cached-reads';
 import { convertText } from '../states/state-value';
 import { listingParams, listingReply, pageParams } from '../objects/listing-pages';
 import { stateSource } from '../objects/listing-sources';
@@ -160,13 +159,13 @@ export const plainState = defineRoute({
     handler({ params, input }, ctx) {
         const idOrName = splitIds(params.stateId)[0] ?? params.stateId;
         const resolved = peekStateId(ctx, idOrName);
-        const hit = resolved && peekState(ctx, resolved.id);
+        const hit = resolved && ctx.data.peekState(resolved.id);
         if (hit) {
             return plainReply(resolved!.id, hit, input);
         }
         return (async () => {
             const { id } = await resolveStateId(ctx, idOrName);
-            return plainReply(id, await readCachedState(ctx, id), input);
+            return plainReply(id, await ctx.data.readState(id), input);
         })();
     },
 });
@@ -186,6 +185,6 @@ export const listStates = defineRoute({
     handler({ input, url }, ctx) {
         const filter = safePattern('filter', input.filter || '*');
         // the admin's whole listings come from a coherent cache: the same answer for all admin requests
-        return listingReply(ctx, `states\n${filter}`, listingParams(input, 'state'), url, stateSource(ctx, filter));
+        return listingReply(ctx, `states\n${filter}`, listingParams(input, 'state'), url, stateSource(ctx.data, filter));
     },
 });

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { isPattern, safePattern } from '../access/patterns';
-import { readObject, readState } from '../storage/cache/cached-reads';
 import { HttpError } from '../http/http-error';
 import type { RequestContext } from '../request-context';
 import { EVENT_BODY } from '../events/schemas';
@@ -56,14 +55,14 @@ async function subscribeOne(sub: SubscriptionRequest, ctx: RequestContext, kind:
         throw new HttpError('NOT_FOUND', 'Use the pattern routes for patterns', { context });
     }
     // with the caller's rights: js-controller's getForeignObject checks none
-    const obj = await readObject(ctx, id, context);
+    const obj = await ctx.data.readObject(id, context);
     if (!obj) {
         throw new HttpError('NOT_FOUND', 'object not found', { context: { ...context, url: sub.params.url } });
     }
     if (kind === 'state' && obj.type !== 'state') {
         throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', { context: { ...context, type: obj.type, url: sub.params.url } });
     }
-    const state = kind === 'state' ? await readState(ctx, id) : null;
+    const state = kind === 'state' ? await ctx.data.readState(id) : null;
     const target = (await subscriptionTarget(sub, ctx, true))!;
     const subscription = await target.set.add(kind, id, kind === 'state' ? filterOf(sub.params) : {}, kind === 'state' ? 'stateId' : 'objectId');
     if (state) {

@@ -64,7 +64,7 @@ function pollingTarget(session: PollingSession): Target {
 }
 
 function hookTarget(ctx: RequestContext, hook: Hook): Target {
-    return { set: hook.subscriptions, changed: () => ctx.app.hooks.changed(hook) };
+    return { set: hook.subscriptions, changed: () => ctx.events.hooks.changed(hook) };
 }
 
 function isPolling(params: SubscriptionParams): boolean {
@@ -85,7 +85,7 @@ export async function subscriptionTarget(
 ): Promise<Target | null> {
     if (isPolling(params)) {
         const sid = sidOf(params.sid, remoteAddress);
-        const session = create ? ctx.app.polling.getOrCreate(ctx.owner, sid) : ctx.app.polling.get(ctx.owner, sid);
+        const session = create ? ctx.events.polling.getOrCreate(ctx.owner, sid) : ctx.events.polling.get(ctx.owner, sid);
         return session ? pollingTarget(session) : null;
     }
     const { url } = params;
@@ -93,11 +93,11 @@ export async function subscriptionTarget(
         throw new HttpError('INVALID_PARAMS', 'url not provided', { context: { expectedBody: { url: HOOK_EXAMPLE, ...extraExample } } });
     }
     if (!create) {
-        const hook = ctx.app.hooks.get(ctx.owner, url);
+        const hook = ctx.events.hooks.get(ctx.owner, url);
         return hook ? hookTarget(ctx, hook) : null;
     }
     const method = String(params.method ?? 'POST').toUpperCase();
     const { secret } = params;
-    const hook = await ctx.app.hooks.register(ctx.owner, url, (METHODS.has(method) ? method : 'POST') as HookMethod, typeof secret === 'string' && secret ? secret : undefined);
+    const hook = await ctx.events.hooks.register(ctx.owner, url, (METHODS.has(method) ? method : 'POST') as HookMethod, typeof secret === 'string' && secret ? secret : undefined);
     return hookTarget(ctx, hook);
 }

@@ -58,7 +58,7 @@ export const createTokenRoute = defineRoute({
         assertPasswordLogin(ctx);
         const wanted: NewToken = body;
         // the permission table names every served command (routes have a method and a space)
-        const served = (name: string) => !name.includes(' ') && Object.hasOwn(ctx.app.permissions, name);
+        const served = (name: string) => !name.includes(' ') && Object.hasOwn(ctx.meta.permissions, name);
         const unknown = wanted.scope ? unknownCommands(wanted.scope, served) : [];
         if (unknown.length) {
             throw paramsError(unknown.map(name => ({ param: 'scope.commands', problem: `unknown command ${name}` })), ['name', 'expiresInDays', 'scope']);
@@ -66,10 +66,10 @@ export const createTokenRoute = defineRoute({
         for (const access of ['read', 'write'] as const) {
             wanted.scope?.[access]?.forEach((pattern, i) => safePattern(`scope.${access}[${i}]`, pattern));
         }
-        if ((await ctx.app.tokens.list(ctx.user)).length >= MAX_TOKENS_PER_USER) {
+        if ((await ctx.auth.tokens.list(ctx.user)).length >= MAX_TOKENS_PER_USER) {
             throw new HttpError('CONFLICT', `At most ${MAX_TOKENS_PER_USER} API tokens per user; revoke one first`);
         }
-        return Reply.json(await ctx.app.tokens.create(ctx.user, wanted), 201);
+        return Reply.json(await ctx.auth.tokens.create(ctx.user, wanted), 201);
     },
 });
 
@@ -83,7 +83,7 @@ export const listTokensRoute = defineRoute({
     errors: [403],
     async handler(_req, ctx) {
         assertPasswordLogin(ctx);
-        return ctx.app.tokens.list(isAdministrator(ctx.acl) ? undefined : ctx.user);
+        return ctx.auth.tokens.list(isAdministrator(ctx.acl) ? undefined : ctx.user);
     },
 });
 
@@ -98,12 +98,12 @@ export const revokeTokenRoute = defineRoute({
     errors: [403, 404],
     async handler({ params }, ctx) {
         assertPasswordLogin(ctx);
-        const revoked = await ctx.app.tokens.revoke(params.tokenId, isAdministrator(ctx.acl) ? undefined : ctx.user);
+        const revoked = await ctx.auth.tokens.revoke(params.tokenId, isAdministrator(ctx.acl) ? undefined : ctx.user);
         if (!revoked) {
             throw new HttpError('NOT_FOUND', 'API token not found', { context: { tokenId: params.tokenId } });
         }
         // its events stop at once anyway (each delivery checks the token); its hooks need not linger
-        await ctx.app.hooks.dropOwner(ownerOf({ user: revoked.user, token: { id: params.tokenId, ref: revoked.ref } }));
+        await ctx.events.hooks.dropOwner(ownerOf({ user: revoked.user, token: { id: params.tokenId, ref: revoked.ref } }));
         return Reply.noContent();
     },
 });

@@ -53,8 +53,8 @@ export const putWebhookRoute = defineRoute({
     async handler(req, ctx) {
         assertAdministrator(ctx);
         const secret = req.body?.secret;
-        const receiver = await ctx.app.receivers.put(req.params.name, secret);
-        return { name: receiver.name, url: receiverUrl(req, ctx.app.config.secure, receiver.name), secret: receiver.secret };
+        const receiver = await ctx.events.receivers.put(req.params.name, secret);
+        return { name: receiver.name, url: receiverUrl(req, ctx.meta.config.secure, receiver.name), secret: receiver.secret };
     },
 });
 
@@ -72,8 +72,8 @@ export const listWebhooksRoute = defineRoute({
     },
     async handler(req, ctx) {
         assertAdministrator(ctx);
-        const all = await ctx.app.receivers.list();
-        return all.map(r => ({ name: r.name, url: receiverUrl(req, ctx.app.config.secure, r.name), lastReceived: r.lastReceived }));
+        const all = await ctx.events.receivers.list();
+        return all.map(r => ({ name: r.name, url: receiverUrl(req, ctx.meta.config.secure, r.name), lastReceived: r.lastReceived }));
     },
 });
 
@@ -90,7 +90,7 @@ export const deleteWebhookRoute = defineRoute({
     async handler(req, ctx) {
         assertAdministrator(ctx);
         const purge = req.input.purge === true;
-        if (!(await ctx.app.receivers.delete(req.params.name, purge))) {
+        if (!(await ctx.events.receivers.delete(req.params.name, purge))) {
             throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { context: { name: req.params.name } });
         }
         return { name: req.params.name, purged: purge };
@@ -117,38 +117,38 @@ export const receiveWebhookRoute = defineRoute({
     body: 'raw',
     bodyLimit: MAX_PAYLOAD_BYTES,
     // anyone may post here: the receiver and what of its secret can be checked come before any body is read
-    async beforeBody(req, { app }) {
+    async beforeBody(req, { events }) {
         const { name } = req.params;
         const guardKey = webhookGuardKey(name, req.remoteAddress);
-        app.webhookGuard.assertAllowed(req.remoteAddress, guardKey);
-        const receiver = await app.receivers.get(name);
+        events.webhookGuard.assertAllowed(req.remoteAddress, guardKey);
+        const receiver = await events.receivers.get(name);
         if (!receiver) {
             throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { context: { name } });
         }
         if (!mayBeAuthentic(receiver.secret, req.headers, req.input.key)) {
-            app.webhookGuard.failed(req.remoteAddress, guardKey);
+            events.webhookGuard.failed(req.remoteAddress, guardKey);
             throw wrongSecret();
         }
     },
     responses: { '200': json(Type.Object({ name: Type.String(), states: Type.Integer({ description: 'Values written from the payload' }), lastReceived: Type.Number() }), 'Written') },
     errors: [400, 401, 404, 413, 422, 429, 503],
     async handler(req, ctx) {
-        const { app } = ctx;
+        const { events } = ctx;
         const { name } = req.params;
         const guardKey = webhookGuardKey(name, req.remoteAddress);
         // read again: the receiver may have gone while the body came in
-        const receiver = await app.receivers.get(name);
+        const receiver = await events.receivers.get(name);
         if (!receiver) {
             throw new HttpError('NOT_FOUND', 'Webhook receiver not found', { context: { name } });
         }
         const body = req.body;
         if (!authentic(receiver.secret, body, req.headers, req.input.key)) {
-            app.webhookGuard.failed(req.remoteAddress, guardKey);
+            events.webhookGuard.failed(req.remoteAddress, guardKey);
             throw wrongSecret();
         }
-        app.webhookGuard.succeeded(req.remoteAddress, guardKey);
+        events.webhookGuard.succeeded(req.remoteAddress, guardKey);
         const { value, raw } = parsePayload(body, String(req.headers['content-type'] ?? ''));
-        const states = await app.receivers.write(name, value, raw);
+        const states = await events.receivers.write(name, value, raw);
         return { name, states, lastReceived: Date.now() };
     },
 });

@@ -1,6 +1,6 @@
 import { HttpError } from '../http/http-error';
 import type { RequestContext } from '../request-context';
-import { adapterCall, fromAdapterError } from '../storage/adapter-errors';
+import { fromAdapterError } from '../storage/adapter-errors';
 
 export const MAX_WAIT_MS = 60_000;
 
@@ -17,7 +17,7 @@ export async function writeAndWaitForAck(
     let resolve!: (state: ioBroker.State) => void;
     const acked = new Promise<ioBroker.State>(r => (resolve = r));
     let armed = false;
-    const release = await ctx.app.feed.listen('state', id, (_id, value) => {
+    const release = await ctx.events.feed.listen('state', id, (_id, value) => {
         const changed = value as ioBroker.State | null | undefined;
         if (armed && changed?.ack) {
             resolve(changed);
@@ -26,7 +26,7 @@ export async function writeAndWaitForAck(
     // the id may have been subscribed already: an acknowledgement of an earlier write can still be
     // on its way, and must not pass for the answer to this one
     try {
-        await ctx.app.stateBarrier();
+        await ctx.events.stateBarrier();
     } catch (err) {
         await release();
         throw fromAdapterError(err, { id });
@@ -34,7 +34,7 @@ export async function writeAndWaitForAck(
     armed = true;
     let timer: NodeJS.Timeout | undefined;
     try {
-        await adapterCall(ctx.storage.setForeignStateAsync(id, state, ctx.callOptions), { id });
+        await ctx.data.setState(id, state, { id });
         const timedOut = new Promise<never>((_, reject) => {
             timer = setTimeout(
                 () => reject(new HttpError('NOT_IMPLEMENTED', 'timeout', { context: { id, val: state.val }, status: 501 })),

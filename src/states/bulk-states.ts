@@ -1,6 +1,5 @@
 import { HttpError, toErrorBody } from '../http/http-error';
 import type { RequestContext } from '../request-context';
-import { readState } from '../storage/cache/cached-reads';
 import { projection, STATE_FIELDS, unknownFields } from '../objects/listing-pages';
 import { patchState } from './states';
 
@@ -93,7 +92,7 @@ export async function readStatesById(ctx: RequestContext, ids: string[], fields:
     const unique = [...new Set(ids)];
     await eachLimited(unique, async id => {
         try {
-            const state = await readState(ctx, id);
+            const state = await ctx.data.readState(id);
             if (!state) {
                 throw new HttpError('NOT_FOUND', 'not found', { context: { id } });
             }

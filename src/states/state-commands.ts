@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { safePattern } from '../access/patterns';
 import type { RequestContext } from '../request-context';
-import { visibleStates } from '../access/read-checks';
 import { idList, MAX_LIST_IDS } from '../http/schemas';
 
 export const statesPatternParam = Type.Optional(
@@ -12,6 +11,6 @@ export const statesPatternParam = Type.Optional(
 
 /** getStates and getForeignStates: a dictionary id → state (null where only the object exists). */
 export async function readStatesByPattern(ctx: RequestContext, pattern: string | string[] | undefined): Promise<Record<string, ioBroker.State | null>> {
-    const states = await ctx.storage.getForeignStatesAsync(Array.isArray(pattern) ? (pattern as never) : safePattern('pattern', pattern || '*'), ctx.callOptions);
-    return visibleStates(ctx, (states ?? {}) as Record<string, ioBroker.State | null>, Array.isArray(pattern));
+    const states = await ctx.data.getStates(Array.isArray(pattern) ? pattern : safePattern('pattern', pattern || '*'));
+    return ctx.data.visibleStates((states ?? {}) as Record<string, ioBroker.State | null>, Array.isArray(pattern));
 }

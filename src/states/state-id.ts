@@ -1,6 +1,5 @@
 import { HttpError } from '../http/http-error';
 import type { RequestContext } from '../request-context';
-import { peekObject, readObject } from '../storage/cache/cached-reads';
 import { assertInReadScope } from '../access/read-checks';
 
 export interface ResolvedState {
@@ -21,7 +20,7 @@ function resolvedFrom(ctx: RequestContext, idOrName: string, obj: ioBroker.Objec
 export function peekStateId(ctx: RequestContext, idOrName: string): ResolvedState | undefined {
     let obj: ioBroker.Object | null | undefined;
     try {
-        obj = peekObject(ctx, idOrName);
+        obj = ctx.data.peekObject(idOrName);
     } catch {
         obj = null;
     }
@@ -35,7 +34,7 @@ export function peekStateId(ctx: RequestContext, idOrName: string): ResolvedStat
 export async function resolveStateId(ctx: RequestContext, idOrName: string): Promise<ResolvedState> {
     let obj: ioBroker.Object | null;
     try {
-        obj = await readObject(ctx, idOrName);
+        obj = await ctx.data.readObject(idOrName);
     } catch {
         obj = null;
     }
@@ -43,7 +42,7 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
     if (resolved) {
         return resolved;
     }
-    const byName = await ctx.app.names.lookup(idOrName);
+    const byName = await ctx.data.idOfName(idOrName);
     if (!byName) {
         // an API token naming an id outside its read patterns: refused, whether it exists or not
         assertInReadScope(ctx, idOrName);
@@ -52,7 +51,7 @@ export async function resolveStateId(ctx: RequestContext, idOrName: string): Pro
     // a name must not reveal the id behind it to a token whose scope leaves that id out
     assertInReadScope(ctx, byName, { id: idOrName });
     // nor to a caller who may not read its object: answered as an unknown name, the id stays unsaid
-    const named = await readObject(ctx, byName).catch(() => null);
+    const named = await ctx.data.readObject(byName).catch(() => null);
     if (!named) {
         throw new HttpError('NOT_FOUND', 'ID not found', { context: { id: idOrName } });
     }

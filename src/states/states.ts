@@ -1,7 +1,5 @@
 import { HttpError } from '../http/http-error';
 import { writingContext, type RequestContext } from '../request-context';
-import { adapterCall } from '../storage/adapter-errors';
-import { peekState, readState, readStateOf, uncachable } from '../storage/cache/cached-reads';
 import { writeAndWaitForAck } from './ack-waiter';
 import { assertInWriteScope } from '../access/read-checks';
 import { peekStateId, resolveStateId, type ResolvedState } from './state-id';
@@ -11,19 +9,18 @@ import { toggledValue } from './toggle';
 /** One entry of `GET /v1/state/:ids`: the state plus `id`, merged with the object for `withInfo`. */
 export async function readStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Promise<Record<string, unknown>> {
     // the state is read while the object is: a miss costs one round trip instead of two in a row
-    const early = uncachable(ctx, idOrName) ? null : ctx.app.stateCache.get(idOrName);
-    early?.catch(() => undefined);
+    const early = ctx.data.earlyState(idOrName);
     const { id, obj } = await resolveStateId(ctx, idOrName);
     if (early && obj && obj._id === idOrName) {
-        return stateEntry(id, obj, await readStateOf(ctx, obj, early), withInfo);
+        return stateEntry(id, obj, await ctx.data.readStateOf(obj, early), withInfo);
     }
-    return stateEntry(id, obj, await readState(ctx, id), withInfo);
+    return stateEntry(id, obj, await ctx.data.readState(id), withInfo);
 }
 
 /** `readStateEntry` from the caches alone: the hot path of repeated reads; undefined when that needs the DB. */
 export function peekStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Record<string, unknown> | undefined {
     const resolved = peekStateId(ctx, idOrName);
-    const state = resolved && peekState(ctx, resolved.id);
+    const state = resolved && ctx.data.peekState(resolved.id);
     return state === undefined ? undefined : stateEntry(resolved!.id, resolved!.obj, state, withInfo);
 }
 
@@ -80,7 +77,7 @@ export async function writeState(
     if (timeoutMs > 0) {
         return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs)), id };
     }
-    await adapterCall(ctx.storage.setForeignStateAsync(id, state, ctx.callOptions), { id });
+    await ctx.data.setState(id, state, { id });
     return { ...state, id };
 }
 
@@ -88,7 +85,7 @@ export async function toggleState(ctx: RequestContext, resolved: ResolvedState, 
     const { id, obj } = resolved;
     // before the current value is read: its existence and type are not the token's to learn
     assertInWriteScope(ctx, id);
-    const current = await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id });
+    const current = await ctx.data.getState(id, { id });
     if (!current) {
         throw new HttpError('NOT_FOUND', 'State not initiated', { context: { id } });
     }

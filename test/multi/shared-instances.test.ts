@@ -67,7 +67,7 @@ t.test('a pattern listing on one instance also shows the other instance answered
 t.test('wrong passwords alternating between the instances lock the name on both after five', async t => {
     await createUser(host.storage, 'target', { state: { read: true } }, 'right');
     const address = '192.0.2.77';
-    const guardOf = (app: InProcessApp) => (app.services.credentials as unknown as { guard: BruteForceGuard }).guard;
+    const guardOf = (app: InProcessApp) => (app.services.auth.credentials as unknown as { guard: BruteForceGuard }).guard;
     const locked = (app: InProcessApp) => {
         try {
             guardOf(app).assertAllowed(address, userKey('target'));

@@ -67,7 +67,7 @@ async function injected(services: AppServices, handle: ReturnType<typeof createA
     const answer = toAnswer(res.statusCode, res.headers, res.payload);
     const problem = checker.problem(method, path, answer);
     if (problem) {
-        throw new Error(`Response outside the contract (${services.namespace}): ${problem}`);
+        throw new Error(`Response outside the contract (${services.meta.namespace}): ${problem}`);
     }
     return answer;
 }

@@ -1,19 +1,29 @@
 import { mayReadObject, mayReadState, seesAll } from '../../access/rules';
 import { narrowObject } from '../../auth/scope';
-import type { RequestContext } from '../../request-context';
 import { adapterCall, fromAdapterError } from '../adapter-errors';
 import { isPattern } from '../../access/patterns';
-import { assertInReadScope, isEnum, withVisibleMembers } from '../../access/read-checks';
+import { assertInReadScope, isEnum, withVisibleMembers, type ReadCaller } from '../../access/read-checks';
+import type { StoragePort } from '../port';
+import type { CoherentCache } from './coherent-cache';
+
+/** A caller's reads: its rights, the caches, and js-controller (with the caller's options) for what they leave to it. */
+export interface CachedReader extends ReadCaller {
+    states: CoherentCache<ioBroker.State>;
+    objects: CoherentCache<ioBroker.Object>;
+    port: StoragePort;
+    /** A new object on every call: js-controller writes into the options it is given. */
+    options(): { user: string; limitToOwnerRights?: boolean };
+}
 
 const PERMISSION_ERROR = 'permissionError';
 
 /** Ids the caches leave to js-controller: patterns, and aliases (their values are derived from others). */
-export function uncachable(ctx: RequestContext, id: string): boolean {
+export function uncachable(ctx: CachedReader, id: string): boolean {
     return !!ctx.ownerOnly || isPattern(id) || id.startsWith('alias.');
 }
 
 /** Refuses as js-controller does when the caller may not read this state or object (the rules listings share). */
-function assertMayRead(ctx: RequestContext, kind: 'state' | 'object', id: string, obj: ioBroker.Object | null | undefined, context: Record<string, unknown>): void {
+function assertMayRead(ctx: CachedReader, kind: 'state' | 'object', id: string, obj: ioBroker.Object | null | undefined, context: Record<string, unknown>): void {
     const allowed = kind === 'object' ? mayReadObject(ctx.acl, id, obj) : mayReadState(ctx.acl, id, obj, ctx.ownerOnly);
     if (!allowed) {
         throw fromAdapterError(PERMISSION_ERROR, context);
@@ -21,19 +31,19 @@ function assertMayRead(ctx: RequestContext, kind: 'state' | 'object', id: string
 }
 
 /** An object as the caller may see it: a scoped token's view of enum members narrowed to its patterns. */
-function seen<T extends ioBroker.Object | null | undefined>(ctx: RequestContext, obj: T): T {
+function seen<T extends ioBroker.Object | null | undefined>(ctx: CachedReader, obj: T): T {
     const scope = ctx.acl.token?.scope;
     return scope && obj ? narrowObject(scope, obj) : obj;
 }
 
 /** `readObject` without waiting: the object (null: none), or undefined when the cache cannot answer now. */
-export function peekObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }): ioBroker.Object | null | undefined {
+export function peekObject(ctx: CachedReader, id: string, context: Record<string, unknown> = { id }): ioBroker.Object | null | undefined {
     if (uncachable(ctx, id)) {
         return undefined;
     }
     // before the cache is asked: whether an id outside a token's scope exists is not the token's to learn
     assertInReadScope(ctx, id, context);
-    const obj = ctx.app.objectCache.peek(id);
+    const obj = ctx.objects.peek(id);
     if (obj) {
         assertMayRead(ctx, 'object', id, obj, context);
         if (obj.type === 'enum' && !seesAll(ctx.acl)) {
@@ -45,18 +55,18 @@ export function peekObject(ctx: RequestContext, id: string, context: Record<stri
 }
 
 /** `readState` without waiting: the state (null: none), or undefined when the caches cannot answer now. */
-export function peekState(ctx: RequestContext, id: string): ioBroker.State | null | undefined {
+export function peekState(ctx: CachedReader, id: string): ioBroker.State | null | undefined {
     if (uncachable(ctx, id)) {
         return undefined;
     }
     if (!seesAll(ctx.acl)) {
-        const obj = ctx.app.objectCache.peek(id);
+        const obj = ctx.objects.peek(id);
         if (obj === undefined) {
             return undefined;
         }
         assertMayRead(ctx, 'state', id, obj, { id });
     }
-    return ctx.app.stateCache.peek(id);
+    return ctx.states.peek(id);
 }
 
 /**
@@ -64,7 +74,7 @@ export function peekState(ctx: RequestContext, id: string): ioBroker.State | nul
  * enum with only the members the caller may read; `whole` (to merge a write into) keeps them all.
  * Shared with the cache: copy before changing it.
  */
-export async function readObject(ctx: RequestContext, id: string, context: Record<string, unknown> = { id }, whole = false): Promise<ioBroker.Object | null> {
+export async function readObject(ctx: CachedReader, id: string, context: Record<string, unknown> = { id }, whole = false): Promise<ioBroker.Object | null> {
     const obj = await readCheckedObject(ctx, id, context);
     if (whole) {
         return obj;
@@ -73,17 +83,17 @@ export async function readObject(ctx: RequestContext, id: string, context: Recor
     return isEnum(shown) ? withVisibleMembers(ctx, shown) : shown;
 }
 
-async function readCheckedObject(ctx: RequestContext, id: string, context: Record<string, unknown>): Promise<ioBroker.Object | null> {
+async function readCheckedObject(ctx: CachedReader, id: string, context: Record<string, unknown>): Promise<ioBroker.Object | null> {
     assertInReadScope(ctx, id, context);
     if (uncachable(ctx, id)) {
-        const obj = (await adapterCall(ctx.storage.getForeignObjectAsync(id, ctx.callOptions), context)) ?? null;
+        const obj = (await adapterCall(ctx.port.getForeignObjectAsync(id, ctx.options()), context)) ?? null;
         if (obj && !isPattern(id)) {
             // js-controller 7.2.3's getForeignObject hands the caller to its objects DB in the wrong place: nothing is checked
             assertMayRead(ctx, 'object', id, obj, context);
         }
         return obj;
     }
-    const obj = await adapterCall(ctx.app.objectCache.get(id), context);
+    const obj = await adapterCall(ctx.objects.get(id), context);
     if (obj) {
         assertMayRead(ctx, 'object', id, obj, context);
     }
@@ -94,19 +104,19 @@ async function readCheckedObject(ctx: RequestContext, id: string, context: Recor
  * `readState` when the caller has already read the state's object (so it may read it): the state may
  * have been fetched from the cache meanwhile (`early`), and only the state rule is left to check.
  */
-export async function readStateOf(ctx: RequestContext, obj: ioBroker.Object, early: Promise<ioBroker.State | null>): Promise<ioBroker.State | null> {
+export async function readStateOf(ctx: CachedReader, obj: ioBroker.Object, early: Promise<ioBroker.State | null>): Promise<ioBroker.State | null> {
     assertMayRead(ctx, 'state', obj._id, obj, { id: obj._id });
     return adapterCall(early, { id: obj._id });
 }
 
 /** A state as `getForeignState` with the caller's rights answers it, from the coherent cache. */
-export async function readState(ctx: RequestContext, id: string): Promise<ioBroker.State | null> {
+export async function readState(ctx: CachedReader, id: string): Promise<ioBroker.State | null> {
     assertInReadScope(ctx, id, { id });
     if (uncachable(ctx, id)) {
-        const state = (await adapterCall(ctx.storage.getForeignStateAsync(id, ctx.callOptions), { id })) ?? null;
+        const state = (await adapterCall(ctx.port.getForeignStateAsync(id, ctx.options()), { id })) ?? null;
         if (!seesAll(ctx.acl) && !isPattern(id)) {
             // js-controller checked the state bits; the object rule and the group right are ours to add
-            assertMayRead(ctx, 'state', id, await adapterCall(ctx.app.objectCache.get(id), { id }), { id });
+            assertMayRead(ctx, 'state', id, await adapterCall(ctx.objects.get(id), { id }), { id });
         }
         return state;
     }
@@ -115,7 +125,7 @@ export async function readState(ctx: RequestContext, id: string): Promise<ioBrok
         return hit;
     }
     if (!seesAll(ctx.acl)) {
-        assertMayRead(ctx, 'state', id, await adapterCall(ctx.app.objectCache.get(id), { id }), { id });
+        assertMayRead(ctx, 'state', id, await adapterCall(ctx.objects.get(id), { id }), { id });
     }
-    return adapterCall(ctx.app.stateCache.get(id), { id });
+    return adapterCall(ctx.states.get(id), { id });
 }
