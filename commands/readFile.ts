@@ -1,22 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody } from '../src/files/files';
+import { FILE_READING, readFileParams, readRequest, readStoredFile, toBinaryBody } from '../src/files/files';
 import { FreeObject, tuple } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'readFile',
     summary: 'Read a file: [content, mimeType], or with binary=true the raw bytes',
-    params: Type.Object({
-        adapter: metaIdParam,
-        fileName: Type.String({ description: 'Path inside the meta object, e.g. main/vis-views.json (a suffix ?binary means binary=true)' }),
-        binary: binaryParam,
-    }),
-    permission: { type: 'file', operation: 'read' },
-    effect: 'read',
-    envelope: 'results',
+    params: readFileParams,
+    ...FILE_READING,
     result: tuple([Type.Union([Type.String(), FreeObject], { description: 'content: text, or a binary file as Buffer JSON {type, data}' }), Type.String({ description: 'MIME type' })], 1, '[content, mimeType]'),
-    errors: [404],
-    binary: { response: true },
     async handler({ adapter, fileName, binary }, ctx) {
         const request = readRequest(fileName, binary);
         const file = await readStoredFile(ctx.data, adapter, request.fileName);

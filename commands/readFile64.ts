@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import { binaryParam, metaIdParam, readRequest, readStoredFile, toBinaryBody, type StoredFile } from '../src/files/files';
+import { FILE_READING, readFileParams, readRequest, readStoredFile, toBinaryBody, type StoredFile } from '../src/files/files';
 import { tuple } from '../src/http/schemas';
 
 const URI_ENCODED_TYPES = new Set(['application/json', 'application/json5']);
@@ -16,17 +16,9 @@ function toBase64(file: StoredFile, fileName: string): string {
 export default defineCommand({
     name: 'readFile64',
     summary: 'Read a file as [base64, mimeType] (JSON files URI-encoded first), or with binary=true the raw bytes',
-    params: Type.Object({
-        adapter: metaIdParam,
-        fileName: Type.String({ description: 'Path inside the meta object, e.g. main/vis-views.json (a suffix ?binary means binary=true)' }),
-        binary: binaryParam,
-    }),
-    permission: { type: 'file', operation: 'read' },
-    effect: 'read',
-    envelope: 'results',
+    params: readFileParams,
+    ...FILE_READING,
     result: tuple([Type.String({ description: 'base64 content' }), Type.String({ description: 'MIME type' })], 1, '[base64, mimeType]'),
-    errors: [404],
-    binary: { response: true },
     async handler({ adapter, fileName, binary }, ctx) {
         const request = readRequest(fileName, binary);
         const file = await readStoredFile(ctx.data, adapter, request.fileName);

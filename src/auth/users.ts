@@ -39,6 +39,26 @@ export async function existing(ctx: Caller, id: string, what: 'User' | 'Group'):
     return obj;
 }
 
+/** What delUser and delGroup declare alike: only an administrator deletes accounts. */
+export const ACCOUNT_DELETION = {
+    permission: { type: 'users', operation: 'delete' } as const,
+    effect: 'write' as const,
+    account: true,
+    envelope: 'results' as const,
+    errors: [404],
+    adminOnly: true,
+};
+
+/** Deletes a user or group object, refusing the ones js-controller marks `dontDelete` (with 4.0.2's words). */
+export async function deleteAccount(ctx: Caller, id: string, what: 'User' | 'Group'): Promise<void> {
+    const obj = await existing(ctx, id, what);
+    if (obj.common?.dontDelete) {
+        const kind = what.toLowerCase();
+        throw new HttpError('INVALID_PARAMS', `Cannot delete ${kind}, while is system ${kind}`, { context: { id } });
+    }
+    await ctx.data.delObject(id);
+}
+
 /** Removes a deleted user from every group, so no stale membership grants rights later. */
 export async function removeFromGroups(ctx: Caller, user: string): Promise<void> {
     const groups = (await ctx.data.getObjects('system.group.*', 'group')) ?? {};

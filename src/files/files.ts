@@ -1,6 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { BinaryBody } from '../command-runtime/command';
 import { paramsError } from '../command-runtime/parse-params';
+import { NoResults } from '../http/schemas';
 import type { CallerData } from '../storage/data';
 
 export const metaIdParam = Type.String({ minLength: 1, description: 'Id of the meta object holding the files, e.g. vis.0 or 0_userdata.0' });
@@ -10,6 +11,53 @@ export const binaryParam = Type.Optional(Type.Boolean({ description: 'Answer the
 export const fileModeParam = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9a-fA-F]{1,4}$' })], {
     description: 'File permissions: a number, or hex text as in ioBroker ("644" = 0x644)',
 });
+
+/** The parameters of rename and renameFile. */
+export const renameParams = Type.Object({
+    adapter: metaIdParam,
+    oldName: Type.String({ description: 'Current path inside the meta object' }),
+    newName: Type.String({ description: 'New path inside the meta object' }),
+});
+
+/** The parameters of readFile and readFile64. */
+export const readFileParams = Type.Object({
+    adapter: metaIdParam,
+    fileName: Type.String({ description: 'Path inside the meta object, e.g. main/vis-views.json (a suffix ?binary means binary=true)' }),
+    binary: binaryParam,
+});
+
+/** What the file-reading commands declare alike: the raw bytes on request. */
+export const FILE_READING = {
+    permission: { type: 'file', operation: 'read' } as const,
+    effect: 'read' as const,
+    envelope: 'results' as const,
+    errors: [404],
+    binary: { response: true as const },
+};
+
+/** What the file-changing commands declare alike. */
+export const FILE_CHANGE = {
+    permission: { type: 'file', operation: 'write' } as const,
+    effect: 'write' as const,
+    errors: [404],
+};
+
+/** What rename and renameFile declare alike; they differ in what happens to a folder or a missing file. */
+export const RENAMING = {
+    params: renameParams,
+    ...FILE_CHANGE,
+    envelope: 'results' as const,
+    result: NoResults,
+};
+
+/** A file, a folder or a pattern whose mode or owner changes. */
+export function fileChangeParams<O extends TSchema>(options: O) {
+    return Type.Object({
+        adapter: metaIdParam,
+        fileName: Type.String({ description: 'File, folder or pattern inside the meta object, e.g. main/*' }),
+        options: Type.Optional(options),
+    });
+}
 
 /** js-controller reads a text mode as hex in chmodFile only; writeFile would store the text itself. */
 export function fileMode(mode: number | string): number {
