@@ -9,10 +9,10 @@ import { parseQuery, type Query } from './http/query';
 import { largeBodyUnread, readFormBody, readJsonBody, readRawBody } from './http/read-body';
 import { readUpload } from './http/read-multipart';
 import { createContext, type RequestContext } from './request-context';
-import type { Route, RouteRequest } from './http/route';
-import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './http/router';
+import type { Route, RouteRequest } from './routing/route';
+import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './routing/router';
 import { commandErrorExtra, commandReply } from './routes/command';
-import { routeBody, routeInput, routeParams } from './http/route-input';
+import { routeBody, routeInput, routeParams } from './routing/route-input';
 import type { ErrorPlace } from './error-reports';
 import { Reply, send, sendError } from './http/send';
 

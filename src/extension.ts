@@ -8,7 +8,7 @@ import { createApp, type App } from './app';
 import type { AppServices } from './app-services';
 import { normalizeConfig } from './config';
 import { closeEvents, forwardChange, startEvents } from './lifecycle';
-import { EXTENSION_PREFIX } from './http/router';
+import { EXTENSION_PREFIX } from './routing/router';
 import { createServices } from './services';
 
 export const BASE_PATH = EXTENSION_PREFIX;

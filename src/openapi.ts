@@ -1,9 +1,9 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { Command } from './command-runtime/command';
 import { ErrorSchema } from './http/schemas';
-import type { Route, RouteResponse } from './http/route';
-import { EXTENSION_PREFIX } from './http/router';
-import { pathSchema, wildcardName } from './http/route-input';
+import type { Route, RouteResponse } from './routing/route';
+import { EXTENSION_PREFIX } from './routing/router';
+import { pathSchema, wildcardName } from './routing/route-input';
 
 type Json = Record<string, unknown>;
 
@@ -39,7 +39,7 @@ function errorStatuses(kind: { permission: unknown; public?: boolean; params: bo
     if (kind.auth && !kind.public) {
         statuses.add(401).add(429);
     }
-    // with auth on, an API token's scope may refuse any route or command (src/auth/scope.ts);
+    // with auth on, an API token's scope may refuse any route or command (src/access/scope.ts);
     // with it off, the browser rules any request (src/http/browser-guard.ts)
     if (kind.permission || !kind.auth || !kind.public) {
         statuses.add(403);

@@ -1,12 +1,12 @@
 import type { Acl, AclCache, PermissionEntry } from './access/rules';
-import { ownerOf } from './auth/owner';
-import { writingScope } from './auth/scope';
+import { ownerOf } from './access/owner';
+import { writingScope } from './access/scope';
 import type { ApiTokens } from './auth/api-tokens';
 import type { BruteForceGuard } from './auth/brute-force';
 import type { CredentialChecker } from './auth/credentials';
 import type { LoginSessions } from './auth/tokens';
 import type { Config } from './config';
-import type { ChangeFeed } from './events/change-feed';
+import type { ChangeFeed } from './storage/change-feed';
 import type { HookRegistry } from './events/hook-registry';
 import type { PollingRegistry } from './events/polling';
 import type { SseRegistry } from './events/sse';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import t, { type Test } from 'tap';
 import { AclCache } from '../src/access/rules';
-import { routeInput } from '../src/http/route-input';
+import { routeInput } from '../src/routing/route-input';
 import { pollingRoute } from '../src/routes/polling';
 import { NameIndex } from '../src/storage/cache/name-index';
 import { PROJECT_ROOT, startStorage, writeInstance } from '../scripts/embedded-storage';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { loadCommands } from '../src/command-runtime/load-commands';
 import { normalizeConfig } from '../src/config';
 import type { Command } from '../src/command-runtime/command';
-import type { Route } from '../src/http/route';
+import type { Route } from '../src/routing/route';
 import { restRoutes } from '../src/routes';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { fakeInstance } from './support/fake-instance';

@@ -1,4 +1,4 @@
-import { paramsError } from '../command-runtime/parse-params';
+import { paramsError } from '../http/parse-params';
 
 /*
  * Every ioBroker id pattern passes here before it is matched, ours or js-controller's. js-controller

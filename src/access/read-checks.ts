@@ -1,5 +1,5 @@
 import { inScope, inScopeTree, seesAll, mayReadObject, mayReadState, mayWriteState, type Acl, type Guarded } from './rules';
-import { narrowObject } from '../auth/scope';
+import { narrowObject } from './scope';
 import { HttpError } from '../http/http-error';
 
 /*

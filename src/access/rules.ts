@@ -1,4 +1,4 @@
-import type { CompiledScope } from '../auth/scope';
+import type { CompiledScope } from './scope';
 
 /** Permission in the socket-classes vocabulary, e.g. `{ type: 'state', operation: 'read' }`. */
 export interface Permission {
@@ -21,7 +21,7 @@ export interface Acl {
     file: Operations;
     users: Operations;
     other: Operations;
-    /** Set when the request came with an API token: its id, its object, and its scope when it has one (src/auth/scope.ts). */
+    /** Set when the request came with an API token: its id, its object, and its scope when it has one (src/access/scope.ts). */
     token?: { id: string; ref: string; scope?: CompiledScope };
 }
 

@@ -1,7 +1,7 @@
 import { ADMIN_USER, inScope, isAdministratorAcl, isAllowed, mayWriteState, objectBitAllows, type Acl, type Guarded } from './rules';
 
 /*
- * The rules every write of a request passes before js-controller is called (src/access/guarded-storage.ts
+ * The rules every write of a request passes before js-controller is called (src/storage/guarded-storage.ts
  * applies them to the request's storage port, so no route or command can skip them). js-controller's
  * objects client checks an object write only against the group right and without the id: the target's
  * own `acl` and its rule for accounts do not apply there. So they apply here, together with ids that

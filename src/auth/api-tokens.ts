@@ -6,7 +6,7 @@ import type { CoherentCache } from '../storage/cache/coherent-cache';
 import { secretOf } from './system-secret';
 import type { StoragePort } from '../storage/port';
 import type { BruteForceGuard } from './brute-force';
-import { compileScope, type CompiledScope, type TokenScope } from './scope';
+import { compileScope, type CompiledScope, type TokenScope } from '../access/scope';
 import { hashOf, info, sealMatches, sealOf, stored, TOKEN_OBJECT, type StoredToken, type TokenInfo } from './token-records';
 
 export type { TokenInfo } from './token-records';

@@ -1,6 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { Acl } from '../access/rules';
-import type { AppServices } from '../app-services';
+import type { Acl, AclCache } from '../access/rules';
+import type { Config } from '../config';
+import type { ApiTokens } from './api-tokens';
+import type { CredentialChecker } from './credentials';
+import type { TokenServices } from './tokens';
 import { HttpError } from '../http/http-error';
 import type { Query } from '../http/query';
 import { isApiToken } from './api-tokens';
@@ -37,13 +40,22 @@ export function clientAddress(req: IncomingMessage): string {
     return req.socket.remoteAddress ?? 'unknown';
 }
 
+/** What deciding who a request runs as needs of the app. */
+export interface Authentication {
+    /** Inside the web adapter with its auth on: the user web authenticated. */
+    identify?: (req: IncomingMessage) => string | undefined;
+    auth: { acls: AclCache; tokens: ApiTokens; credentials: CredentialChecker };
+    meta: { config: Pick<Config, 'auth' | 'defaultUser' | 'apiTokens'> };
+    sessionStore: TokenServices;
+}
+
 /**
  * Decides who a request runs as: the user web authenticated (web-extension mode with web's auth on),
  * else with `auth` off the configured `defaultUser`, with `auth` on the owner of valid credentials
  * (401 otherwise, 429 while password guessing is damped).
  * No `WWW-Authenticate` header: browsers would pop up a login dialog on every API call.
  */
-export async function authenticate(app: AppServices, req: IncomingMessage, query: Query): Promise<Acl> {
+export async function authenticate(app: Authentication, req: IncomingMessage, query: Query): Promise<Acl> {
     const webUser = app.identify?.(req);
     if (webUser) {
         return app.auth.acls.get(webUser);
@@ -63,7 +75,7 @@ export async function authenticate(app: AppServices, req: IncomingMessage, query
     return app.auth.acls.get(await authenticatedUser(app, req, { user, password, token }));
 }
 
-async function authenticatedUser(app: AppServices, req: IncomingMessage, { user, password, token }: Credentials): Promise<string> {
+async function authenticatedUser(app: Authentication, req: IncomingMessage, { user, password, token }: Credentials): Promise<string> {
     if (token !== undefined) {
         const owner = await accessTokenUser(app.sessionStore, token);
         if (!owner) {

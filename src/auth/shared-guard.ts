@@ -1,5 +1,5 @@
 import { BruteForceGuard } from './brute-force';
-import type { ChangeFeed } from '../events/change-feed';
+import type { ChangeFeed } from '../storage/change-feed';
 import type { StoragePort } from '../storage/port';
 import { warnOnFailure } from '../warn-on-failure';
 

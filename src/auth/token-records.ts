@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { ScopeSchema, type TokenScope } from './scope';
+import { ScopeSchema, type TokenScope } from '../access/scope';
 
 /*
  * How an API token is kept: a `config` object `rest-api.<n>.tokens.<id>` whose `native` holds the

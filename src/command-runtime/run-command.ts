@@ -1,10 +1,10 @@
 import { isAllowed } from '../access/rules';
-import type { CompiledScope } from '../auth/scope';
+import type { CompiledScope } from '../access/scope';
 import type { Command } from './command';
 import { HttpError } from '../http/http-error';
 import { fromAdapterError } from '../storage/adapter-errors';
 import { assertInReadScope, assertInWriteScope } from '../access/read-checks';
-import { compiledFor, parseParams, type RawParams } from './parse-params';
+import { compiledFor, parseParams, type RawParams } from '../http/parse-params';
 import { writingContext, type RequestContext } from '../request-context';
 
 /**

@@ -1,13 +1,13 @@
 import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../access/rules';
-import { narrowObject } from '../auth/scope';
-import type { ChangeFeed, ChangeKind, ChangeListener } from './change-feed';
+import { narrowObject } from '../access/scope';
+import type { ChangeFeed, ChangeKind, ChangeListener } from '../storage/change-feed';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
 export interface EventSource {
     listen(kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>>;
 }
 
-/** What sessions, hooks and streams of one owner (a user, or an API token: src/auth/owner.ts) may see. */
+/** What sessions, hooks and streams of one owner (a user, or an API token: src/access/owner.ts) may see. */
 export type SourceFor = (owner: string) => EventSource;
 
 /** The rights of an owner now; null when it has none any more (a revoked or expired token). */

@@ -86,7 +86,7 @@ export class HookRegistry {
         this.saveSoon();
     }
 
-    /** Drops every hook of one owner, e.g. a revoked API token's (src/auth/owner.ts). */
+    /** Drops every hook of one owner, e.g. a revoked API token's (src/access/owner.ts). */
     async dropOwner(owner: string): Promise<void> {
         for (const hook of [...this.hooks.values()].filter(h => h.user === owner)) {
             await this.drop(hook);

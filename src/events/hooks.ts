@@ -1,4 +1,4 @@
-import type { ChangeKind } from './change-feed';
+import type { ChangeKind } from '../storage/change-feed';
 import { BoundedQueue } from './bounded-queue';
 import { EventStats } from './event-stats';
 import { payloadText } from './event-text';

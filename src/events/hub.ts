@@ -1,5 +1,5 @@
 import { HttpError } from '../http/http-error';
-import type { ChangeKind } from './change-feed';
+import type { ChangeKind } from '../storage/change-feed';
 import type { EventSource } from './event-access';
 
 /** The event bodies of 4.0.2: `{id, state}` for states, `{id, obj}` for objects (null on deletion). */

@@ -1,4 +1,4 @@
-import { userOf } from '../auth/owner';
+import { userOf } from '../access/owner';
 import { HttpError } from '../http/http-error';
 
 export interface LimitCounts {
@@ -20,7 +20,7 @@ export class UserLimits {
         private readonly refusal: { message: string; retryAfterS?: number },
     ) {}
 
-    /** `user` may be an owner (src/auth/owner.ts): an API token's things count against its user. */
+    /** `user` may be an owner (src/access/owner.ts): an API token's things count against its user. */
     count(user?: string): number {
         return user === undefined ? this.all : (this.counts.get(userOf(user)) ?? 0);
     }

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { BinaryBody } from '../command-runtime/command';
-import { paramsError } from '../command-runtime/parse-params';
+import { paramsError } from '../http/parse-params';
 import { NoResults } from '../http/schemas';
 import type { CallerData } from '../storage/data';
 

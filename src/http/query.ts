@@ -1,4 +1,4 @@
-import { booleanFromText } from '../states/boolean-text';
+import { booleanFromText } from './boolean-text';
 
 /** Query values as 4.0.2 clients send them: `+` is a space, a bare `?key` is `null`, the last repeat wins. */
 export type Query = Record<string, string | null>;

@@ -1,5 +1,5 @@
 import { HttpError, type ParamProblem } from '../http/http-error';
-import { paramsError } from '../command-runtime/parse-params';
+import { paramsError } from '../http/parse-params';
 import { isTrueFlag } from '../http/query';
 import type { Config } from '../config';
 import { assertInstanceAlive, instanceName, sendToInstance, type Messenger } from './messaging';

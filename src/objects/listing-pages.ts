@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { QUERY_CREDENTIALS } from '../auth/authenticate';
-import { paramsError } from '../command-runtime/parse-params';
+import { paramsError } from '../http/parse-params';
 import { firstAfter, type ListingWalks } from './listing-walks';
 import { Reply } from '../http/send';
 

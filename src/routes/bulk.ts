@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { assertBulkSize, bulkEntries, MAX_BULK_IDS, readStatesById, stateFields, writeStates } from '../states/bulk-states';
 import { STATE_FIELDS } from '../objects/listing-pages';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
 
 const perId = Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }), {

@@ -2,7 +2,7 @@ import type { Command } from '../command-runtime/command';
 import { BinaryBody } from '../command-runtime/command';
 import { Page } from '../objects/listing-pages';
 import { HttpError } from '../http/http-error';
-import type { RawParams } from '../command-runtime/parse-params';
+import type { RawParams } from '../http/parse-params';
 import type { Query } from '../http/query';
 import type { RequestContext } from '../request-context';
 import { runCommand } from '../command-runtime/run-command';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { refuseUnsafeNames } from '../files/files';
 import type { RequestContext } from '../request-context';
-import { defineRoute, type RouteRequest } from '../http/route';
+import { defineRoute, type RouteRequest } from '../routing/route';
 import { FreeObject, json } from '../http/schemas';
 
 const LIST = { type: 'file', operation: 'list' } as const;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config';
-import { defineRoute, type Route } from '../http/route';
+import { defineRoute, type Route } from '../routing/route';
 import { Reply } from '../http/send';
 import { DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../http/static-files';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { dictionary, FreeObject, json, ObjectSchema } from '../http/schemas';
 
 const READ = { type: 'object', operation: 'read' } as const;

@@ -5,7 +5,7 @@ import { isAllowed } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import { MAX_PATTERNS, tooManyPatterns } from '../events/hub';
 import { EVENT_BODY } from '../events/schemas';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
 import { changedSince } from '../objects/changed-since';
 

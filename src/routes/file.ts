@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../http/http-error';
 import { readStoredFile, refuseUnsafeNames, unlinkRecursive } from '../files/files';
-import { defineRoute, type RouteRequest } from '../http/route';
+import { defineRoute, type RouteRequest } from '../routing/route';
 import { Reply } from '../http/send';
 import { json } from '../http/schemas';
 

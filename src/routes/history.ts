@@ -3,10 +3,10 @@ import { HttpError } from '../http/http-error';
 import { AGGREGATES, historyOptions, historyState, readHistory, storeState } from '../messaging/history';
 import { convertBodyValue, convertText } from '../states/state-value';
 import { stateCommon } from '../states/states';
-import { paramsError } from '../command-runtime/parse-params';
+import { paramsError } from '../http/parse-params';
 import { assertInWriteScope } from '../access/read-checks';
 import type { RequestContext } from '../request-context';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { json, opaque, FreeObject } from '../http/schemas';
 
 /** What a history instance answers for getHistory: values, each {val, ts, ack, …}. */

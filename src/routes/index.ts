@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import type { Route } from '../http/route';
+import type { Route } from '../routing/route';
 import { listFolderRoute, listTopFolderRoute } from './dir';
 import { docsRoutes } from './docs';
 import { listEnumsRoute, readEnumRoute } from './enum';

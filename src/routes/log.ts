@@ -4,7 +4,7 @@ import { refuseUnsafeNames } from '../files/files';
 import { listLogFiles, readHostLogFile, readLocalLogFile } from '../files/log-files';
 import { logFileReply } from '../files/log-page';
 import type { RequestContext } from '../request-context';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { json } from '../http/schemas';
 
 // log files can hold anything an adapter logged, so they need what the readLogs command needs

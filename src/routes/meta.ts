@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
 import { DOCS_PAGE_DIR, staticFolder } from '../http/static-files';
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../config';
 import { stateSamples } from '../metrics/state-samples';
-import { defineRoute, type Route } from '../http/route';
+import { defineRoute, type Route } from '../routing/route';
 import { Reply } from '../http/send';
 
 /** `GET /metrics`: Prometheus text exposition; public only when `metricsPublic` says so. */

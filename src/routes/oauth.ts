@@ -4,7 +4,7 @@ import { credentialsOf } from '../auth/authenticate';
 import { REFRESH_TTL_SECONDS, type TokenAnswer } from '../auth/tokens';
 import { HttpError } from '../http/http-error';
 import { json } from '../http/schemas';
-import { defineRoute, type Route } from '../http/route';
+import { defineRoute, type Route } from '../routing/route';
 import type { Query } from '../http/query';
 import type { RequestContext } from '../request-context';
 import { Reply } from '../http/send';

@@ -6,7 +6,7 @@ import { listingParams, listingReply, pageParams } from '../objects/listing-page
 import { objectSource } from '../objects/listing-sources';
 import { assertInWriteScope } from '../access/read-checks';
 import { writingContext, type RequestContext } from '../request-context';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../http/schemas';
 
 const READ = { type: 'object', operation: 'read' } as const;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { answerText, DEFAULT_POLL_TIMEOUT_MS } from '../events/polling';
 import { EVENT_BODY } from '../events/schemas';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
 import { sidOf } from './subscription-target';
 

@@ -11,7 +11,7 @@ import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, w
 import type { Query } from '../http/query';
 import { writingContext, type RequestContext } from '../request-context';
 import { dictionary, json, ListedState, StateEntrySchema } from '../http/schemas';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
 
 const READ = { type: 'state', operation: 'read' } as const;

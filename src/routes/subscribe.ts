@@ -4,7 +4,7 @@ import { HttpError } from '../http/http-error';
 import type { RequestContext } from '../request-context';
 import { EVENT_BODY } from '../events/schemas';
 import { json, ObjectSchema, StateSchema } from '../http/schemas';
-import { defineRoute, type Route, type RouteResponse } from '../http/route';
+import { defineRoute, type Route, type RouteResponse } from '../routing/route';
 import { filterOf, subscriptionRequest, subscriptionTarget, type SubscriptionRequest } from './subscription-target';
 
 const READ_STATE = { type: 'state', operation: 'read' } as const;

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { isAdministrator } from '../access/rules';
 import type { NewToken } from '../auth/api-tokens';
-import { ownerOf } from '../auth/owner';
+import { ownerOf } from '../access/owner';
 import { safePattern } from '../access/patterns';
-import { ScopeSchema, unknownCommands } from '../auth/scope';
+import { ScopeSchema, unknownCommands } from '../access/scope';
 import { HttpError } from '../http/http-error';
-import { paramsError } from '../command-runtime/parse-params';
+import { paramsError } from '../http/parse-params';
 import type { RequestContext } from '../request-context';
-import { defineRoute } from '../http/route';
+import { defineRoute } from '../routing/route';
 import { json } from '../http/schemas';
 import { Reply } from '../http/send';
 

@@ -1,6 +1,6 @@
 import { HttpError } from '../http/http-error';
 
-import { booleanFromText } from './boolean-text';
+import { booleanFromText } from '../http/boolean-text';
 
 function parseNumber(text: string): number | undefined {
     const trimmed = text.trim();

@@ -1,4 +1,4 @@
-import { guardedStorage } from '../access/guarded-storage';
+import { guardedStorage } from './guarded-storage';
 import { seesAll, type Acl, type AclCache } from '../access/rules';
 import { assertMayReadState, assertMayWriteState, visibleEnums, visibleMetaEntries, visibleObjects, visibleRows, visibleStates, withVisibleMembers } from '../access/read-checks';
 import { adapterCall, fromAdapterError } from './adapter-errors';

@@ -1,4 +1,4 @@
-import type { ChangeFeed } from '../events/change-feed';
+import type { ChangeFeed } from './change-feed';
 import type { StoragePort } from './port';
 
 const ALIVE = /^system\.adapter\.(rest-api\.\d+)\.alive$/;

@@ -10,7 +10,7 @@ import { normalizeConfig } from '../../src/config';
 import { loadCommands } from '../../src/command-runtime/load-commands';
 import { buildOpenApi } from '../../src/openapi';
 import { restRoutes } from '../../src/routes';
-import { EXTENSION_PREFIX } from '../../src/http/router';
+import { EXTENSION_PREFIX } from '../../src/routing/router';
 import { PACKAGE_VERSION, servedCommands } from '../../src/services';
 
 type Json = Record<string, unknown>;

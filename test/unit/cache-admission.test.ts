@@ -4,7 +4,7 @@
  * turn into a subscription per request.
  */
 import t from 'tap';
-import { ChangeFeed } from '../../src/events/change-feed';
+import { ChangeFeed } from '../../src/storage/change-feed';
 import { CoherentCache } from '../../src/storage/cache/coherent-cache';
 
 function counted(options: { watchAll?: boolean; maxEntries?: number } = {}) {

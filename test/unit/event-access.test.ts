@@ -1,7 +1,7 @@
 import t from 'tap';
 import { aclFromGroups, AclCache, mayReadObject, mayReadState, mayWriteState, type Guarded } from '../../src/access/rules';
 import { EventAccess } from '../../src/events/event-access';
-import { ChangeFeed } from '../../src/events/change-feed';
+import { ChangeFeed } from '../../src/storage/change-feed';
 
 // pure logic: a feed whose js-controller side does nothing, groups and objects from tables
 const port = {

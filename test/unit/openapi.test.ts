@@ -3,7 +3,7 @@ import { normalizeConfig } from '../../src/config';
 import { loadCommands } from '../../src/command-runtime/load-commands';
 import { buildOpenApi } from '../../src/openapi';
 import { restRoutes } from '../../src/routes';
-import { buildRouter, type Target } from '../../src/http/router';
+import { buildRouter, type Target } from '../../src/routing/router';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Validator } = require('@seriousme/openapi-schema-validator');

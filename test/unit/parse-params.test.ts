@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import t from 'tap';
-import { compileParams, parseParams } from '../../src/command-runtime/parse-params';
+import { compileParams, parseParams } from '../../src/http/parse-params';
 import { parseQuery } from '../../src/http/query';
 
 const schema = compileParams(

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import t from 'tap';
 import { buildOpenApi } from '../../src/openapi';
-import { defineRoute } from '../../src/http/route';
+import { defineRoute } from '../../src/routing/route';
 import { checkerFor, ResponseChecker } from '../support/response-check';
 
 const json = (body: unknown, status = 200) => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, text: JSON.stringify(body) });

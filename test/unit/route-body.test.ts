@@ -4,8 +4,8 @@
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../src/http/http-error';
-import { defineRoute } from '../../src/http/route';
-import { parseJsonObject, pathSchema, routeBody, routeParams } from '../../src/http/route-input';
+import { defineRoute } from '../../src/routing/route';
+import { parseJsonObject, pathSchema, routeBody, routeParams } from '../../src/routing/route-input';
 
 const problems = (fn: () => unknown): string[] => {
     try {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { DISCONNECT_FRAME } from '../../src/events/sse-channel';
 import { SseRegistry } from '../../src/events/sse';
 import { HttpError } from '../../src/http/http-error';
-import { ChangeFeed } from '../../src/events/change-feed';
+import { ChangeFeed } from '../../src/storage/change-feed';
 
 // pure logic: a feed whose js-controller side does nothing
 const port = {

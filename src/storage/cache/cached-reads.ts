@@ -1,5 +1,5 @@
 import { mayReadObject, mayReadState, seesAll } from '../../access/rules';
-import { narrowObject } from '../../auth/scope';
+import { narrowObject } from '../../access/scope';
 import { adapterCall, fromAdapterError } from '../adapter-errors';
 import { isPattern } from '../../access/patterns';
 import { assertInReadScope, isEnum, withVisibleMembers, type ReadCaller } from '../../access/read-checks';

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { connectionCheck } from './connection-check';
 import { FrequencySketch } from './frequency-sketch';
-import type { ChangeFeed, ChangeKind } from '../../events/change-feed';
+import type { ChangeFeed, ChangeKind } from '../change-feed';
 
 export interface CacheSource<T> {
     kind: ChangeKind;

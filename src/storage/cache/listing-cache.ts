@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { connectionCheck } from './connection-check';
-import type { ChangeFeed } from '../../events/change-feed';
+import type { ChangeFeed } from '../change-feed';
 
 export type StateListing = Record<string, ioBroker.State | null>;
 

@@ -1,9 +1,9 @@
 import { FormatRegistry, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/errors';
-import { HttpError, type ParamProblem } from '../http/http-error';
-import { booleanFromText } from '../states/boolean-text';
-import { MAX_JSON_DEPTH, tooDeep } from '../http/read-body';
+import { HttpError, type ParamProblem } from './http-error';
+import { booleanFromText } from './boolean-text';
+import { MAX_JSON_DEPTH, tooDeep } from './read-body';
 
 // `password` only tells the docs page to mask the input; any text is one
 if (!FormatRegistry.Has('password')) {

@@ -1,6 +1,6 @@
-import { FREE, type PermissionEntry } from './rules';
+import { FREE, type PermissionEntry } from '../access/rules';
 import type { Command } from '../command-runtime/command';
-import type { Route } from '../http/route';
+import type { Route } from './route';
 
 /**
  * The permission of every served command (by name) and documented route (`GET /v1/state/{stateId}`),

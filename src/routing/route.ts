@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Permission } from '../access/rules';
-import type { Query } from './query';
+import type { Query } from '../http/query';
 import type { RequestContext } from '../request-context';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -46,7 +46,7 @@ export interface Route {
     tag: string;
     permission: Permission | null;
     /**
-     * How an API token with a scope may use this route (src/auth/scope.ts): `ids` when every state and
+     * How an API token with a scope may use this route (src/access/scope.ts): `ids` when every state and
      * object it reads or writes passes the caller's per-id rules, which apply the scope; `metrics` for
      * /metrics. Without it the route is refused to such a token (files, logs, messages, management).
      */

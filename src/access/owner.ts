@@ -1,4 +1,4 @@
-import type { Acl } from '../access/rules';
+import type { Acl } from './rules';
 
 /*
  * Polling sessions, URL hooks and event streams belong to an owner: the user itself, or one API

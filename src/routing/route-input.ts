@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { HttpError, type ParamProblem } from './http-error';
-import { compiledFor, parseParams, paramsError } from '../command-runtime/parse-params';
-import type { Query } from './query';
+import { HttpError, type ParamProblem } from '../http/http-error';
+import { compiledFor, parseParams, paramsError } from '../http/parse-params';
+import type { Query } from '../http/query';
 import type { Route } from './route';
 
 /**

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { patternToRegExp } from '../access/patterns';
+import { patternToRegExp } from './patterns';
 
 /*
  * What an API token may reach beyond its user's rights being narrowed: id patterns to read, id

@@ -1,7 +1,7 @@
-import { groupRights, holdsAll, isAdministratorAcl, seesAll, type Acl, type AclCache, type Guarded } from './rules';
+import { groupRights, holdsAll, isAdministratorAcl, seesAll, type Acl, type AclCache, type Guarded } from '../access/rules';
 import { HttpError } from '../http/http-error';
-import type { StoragePort } from '../storage/port';
-import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from './write-policy';
+import type { StoragePort } from './port';
+import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
 
 /*
  * The storage port a request gets: the same reads, and every write checked by the write policy
