@@ -10,6 +10,7 @@ import { normalizeConfig } from './config';
 import { closeEvents, forwardChange, startEvents } from './lifecycle';
 import { EXTENSION_PREFIX } from './routing/router';
 import { createServices } from './services';
+import { warnOnFailure } from './warn-on-failure';
 
 export const BASE_PATH = EXTENSION_PREFIX;
 
@@ -102,7 +103,9 @@ export default class RestApiExtension {
 
     async unload(): Promise<void> {
         await closeEvents(this.services);
-        await this.adapter.setForeignStateAsync(`${this.services.meta.namespace}.info.extension`, false, true).catch(() => undefined);
+        await this.adapter
+            .setForeignStateAsync(`${this.services.meta.namespace}.info.extension`, false, true)
+            .catch(warnOnFailure(this.adapter.log, 'Clearing info.extension on unload'));
     }
 }
 

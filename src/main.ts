@@ -8,6 +8,7 @@ import { close, createServer, listen, type Certificates } from './http/server';
 import { closeEvents, forwardChange, startEvents } from './lifecycle';
 import { sentryReporter } from './error-reports';
 import { createServices } from './services';
+import { warnOnFailure } from './warn-on-failure';
 import { PACKAGE_ROOT } from './http/static-files';
 import { StorageLink } from './storage/link-state';
 
@@ -101,7 +102,7 @@ class RestApi extends utils.Adapter {
             await close(this.server);
             this.server = null;
         }
-        await this.setStateAsync('info.connection', false, true).catch(() => undefined);
+        await this.setStateAsync('info.connection', false, true).catch(warnOnFailure(this.log, 'Clearing info.connection on unload'));
     }
 }
 

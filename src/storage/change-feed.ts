@@ -1,3 +1,4 @@
+import { warnOnFailure } from '../warn-on-failure';
 import { safePattern, patternToRegExp, isPattern } from '../access/patterns';
 
 export type ChangeKind = 'state' | 'object';
@@ -12,6 +13,8 @@ interface Subscription {
 }
 
 export interface SubscribePort {
+    /** Where a failed unsubscribe is told (the port's log). */
+    log?: Pick<ioBroker.Logger, 'warn'>;
     subscribeForeignStatesAsync(pattern: string): Promise<void>;
     unsubscribeForeignStatesAsync(pattern: string): Promise<void>;
     subscribeForeignObjectsAsync(pattern: string): Promise<void>;
@@ -82,6 +85,6 @@ export class ChangeFeed {
         await (kind === 'state'
             ? this.port.unsubscribeForeignStatesAsync(sub.pattern)
             : this.port.unsubscribeForeignObjectsAsync(sub.pattern)
-        ).catch(() => undefined);
+        ).catch(err => this.port.log && warnOnFailure(this.port.log, `Unsubscribing the ${kind} pattern ${sub.pattern}`)(err));
     }
 }
