@@ -310,8 +310,10 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
                     // not ours to read: only instances write here
                 }
             });
-            // instances that started earlier tell this one of their sessions
-            void publish({ t: 'hello' });
+            if (peers.any()) {
+                // instances that started earlier tell this one of their sessions (alone: nothing to hear, nothing written)
+                void publish({ t: 'hello' });
+            }
         },
     };
 }
