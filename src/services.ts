@@ -16,6 +16,7 @@ import { EventStats } from './events/event-stats';
 import { Metrics } from './metrics/metrics';
 import { ReceiverStore } from './webhooks/receivers';
 import { PollingRegistry } from './events/polling';
+import { sharePolling } from './events/polling-share';
 import { SSE_DEFAULTS, SseRegistry } from './events/sse';
 import { ChangeFeed } from './storage/change-feed';
 import { CoherentCache } from './storage/cache/coherent-cache';
@@ -143,6 +144,8 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         listingCache.written(id);
     });
     const polling = new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events);
+    const pollingShare = sharePolling({ registry: polling, storage, feed, namespace, peers, barrier: stateBarrier });
+    polling.shareWith(pollingShare);
     const hooks = new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal });
     const sse = new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events);
     const sessionStore = { storage, objectCache };
@@ -156,6 +159,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         startSharing: async () => {
             await peers.start();
             await guards.start();
+            await pollingShare.start();
         },
         data: {
             port: storage,

@@ -60,6 +60,24 @@ export class BoundedQueue<T> {
         return all;
     }
 
+    /** Removes the entries `drop` picks, without counting them as dropped; how many went. */
+    removeWhere(drop: (item: T) => boolean): number {
+        const kept: T[] = [];
+        let removed = 0;
+        for (let i = this.head; i < this.items.length; i++) {
+            const item = this.items[i];
+            if (drop(item)) {
+                removed++;
+                this.bytes -= this.limitBytes?.sizeOf(item) ?? 0;
+            } else {
+                kept.push(item);
+            }
+        }
+        this.items = kept;
+        this.head = 0;
+        return removed;
+    }
+
     /** The entries, oldest first, left in place. */
     *values(): IterableIterator<T> {
         for (let i = this.head; i < this.items.length; i++) {

@@ -9,7 +9,7 @@ export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
 const MAX_QUEUE = 1000;
 const GC_INTERVAL_MS = 30_000;
 
-export type Answer = EventBody | EventBody[] | { disconnect: true } | { overflow: true; dropped: number } | undefined;
+export type Answer = EventBody | EventBody[] | { disconnect: true } | { overflow: true; dropped?: number } | undefined;
 
 interface Waiter {
     batch: boolean;
@@ -18,6 +18,35 @@ interface Waiter {
     resolve(answer: Answer): void;
     /** Forgets a waiter whose client is gone (its timer). */
     forget(): void;
+}
+
+/**
+ * An event's name on every instance on the same database: kind, id and the value's `ts` (a deletion
+ * has none). Instances tell each other which events a poll handed out by these names.
+ */
+export function eventIdentity(event: EventBody): string {
+    const value = 'state' in event ? event.state : event.obj;
+    return `${'state' in event ? 's' : 'o'}:${value?.ts ?? '-'}:${event.id}`;
+}
+
+/** The events of an answer, by identity (notices such as overflow are not events). */
+export function answerIdentities(answer: Answer): string[] {
+    const all = Array.isArray(answer) ? answer : answer ? [answer] : [];
+    return all.filter(each => 'state' in each || 'obj' in each).map(eventIdentity);
+}
+
+/** How several instances on one database share sessions (src/events/polling-share.ts). */
+export interface PollingShare {
+    /** True while other instances live: only then do sessions cost database writes. */
+    active(): boolean;
+    /** The session of owner and sid: here, or copied from the shared record (then it reports a loss first). */
+    find(owner: string, sid: string, create: boolean): Promise<PollingSession | undefined>;
+    /** Its subscriptions or timeout changed: resolves once the other instances copied it (or after a bound). */
+    changed(session: PollingSession): Promise<void>;
+    /** Before a poll takes events: what other instances handed out before is dropped here. */
+    beforePoll(session: PollingSession): Promise<void>;
+    /** Tells the other instances which events `answer` hands out; resolves before it may go. */
+    handed(session: PollingSession, answer: Answer): Promise<void>;
 }
 
 /** What a poll answers on the wire: each event's text is made once for all sessions. */
@@ -38,17 +67,25 @@ export class PollingSession implements Sink {
     lastSeen = Date.now();
     private readonly queue: BoundedQueue<EventBody>;
     private readonly waiters: Waiter[] = [];
+    /** Shared sessions only: events another instance handed out before they arrived here, by identity. */
+    private handedElsewhere: Map<string, number> | null = null;
+    /** Copied from the shared record: what the instance that held it had queued is lost, count unknown. */
+    private lost = false;
 
     constructor(
         readonly user: string,
         feed: EventSource,
         private readonly stats = new EventStats(),
+        readonly sid = '',
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
         this.queue = new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => stats.dropped.polling++);
     }
 
     deliver(event: EventBody): void {
+        if (this.handedElsewhere?.size && this.alreadyHanded(event)) {
+            return;
+        }
         this.stats.delivered.polling++;
         // a client that went away must not swallow the event: the next waiting poll gets it, or the queue
         for (let waiter = this.waiters.shift(); waiter; waiter = this.waiters.shift()) {
@@ -94,10 +131,43 @@ export class PollingSession implements Sink {
         this.waiters.push(waiter);
     }
 
+    /** Another instance handed these events out: they leave the queue here, or are skipped when they come. */
+    handedOut(identities: string[]): void {
+        const left = new Map<string, number>();
+        for (const identity of identities) {
+            left.set(identity, (left.get(identity) ?? 0) + 1);
+        }
+        this.queue.removeWhere(event => take(left, eventIdentity(event)));
+        if (!left.size) {
+            return;
+        }
+        // not here yet (on their way through the rights check), or never coming (subscribed later here)
+        const pending = (this.handedElsewhere ??= new Map());
+        for (const [identity, count] of left) {
+            pending.set(identity, (pending.get(identity) ?? 0) + count);
+        }
+        for (const oldest of pending.keys()) {
+            if (pending.size <= MAX_QUEUE) {
+                break;
+            }
+            pending.delete(oldest);
+        }
+    }
+
+    /** The next poll answers `{"overflow":true}` first: events were lost, how many is not known. */
+    markLost(): void {
+        this.lost = true;
+    }
+
+    private alreadyHanded(event: EventBody): boolean {
+        return take(this.handedElsewhere!, eventIdentity(event));
+    }
+
     private take(batch: boolean): Answer {
         const dropped = this.queue.takeDropped();
-        if (dropped) {
-            const overflow = { overflow: true as const, dropped };
+        if (dropped || this.lost) {
+            const overflow = this.lost ? { overflow: true as const } : { overflow: true as const, dropped };
+            this.lost = false;
             if (!batch) {
                 return overflow;
             }
@@ -121,11 +191,27 @@ export class PollingSession implements Sink {
     }
 }
 
+/** Counts one `identity` off `counts`; false when it is not there. */
+function take(counts: Map<string, number>, identity: string): boolean {
+    const count = counts.get(identity);
+    if (!count) {
+        return false;
+    }
+    if (count === 1) {
+        counts.delete(identity);
+    } else {
+        counts.set(identity, count - 1);
+    }
+    return true;
+}
+
 /** Sessions by user and `sid`: nobody reads another user's session. */
 export class PollingRegistry {
     private readonly sessions = new Map<string, PollingSession>();
     private gc: NodeJS.Timeout | null = null;
     private readonly limits: UserLimits;
+    /** Set when other instances on the same database may answer this registry's sessions. */
+    private share: PollingShare | null = null;
 
     constructor(
         private readonly sourceFor: SourceFor,
@@ -139,6 +225,15 @@ export class PollingRegistry {
         return `${user}\u0000${sid}`;
     }
 
+    shareWith(share: PollingShare): void {
+        this.share = share;
+    }
+
+    /** The share while other instances live; null alone (then nothing costs a database write). */
+    shared(): PollingShare | null {
+        return this.share?.active() ? this.share : null;
+    }
+
     get(user: string, sid: string): PollingSession | undefined {
         return this.sessions.get(this.key(user, sid));
     }
@@ -148,7 +243,7 @@ export class PollingRegistry {
         let session = this.sessions.get(key);
         if (!session) {
             this.limits.assertRoom(user);
-            session = new PollingSession(user, this.sourceFor(user), this.stats);
+            session = new PollingSession(user, this.sourceFor(user), this.stats, sid);
             this.sessions.set(key, session);
             this.limits.opened(user);
             this.startGc();
@@ -169,6 +264,10 @@ export class PollingRegistry {
 
     get size(): number {
         return this.sessions.size;
+    }
+
+    all(): PollingSession[] {
+        return [...this.sessions.values()];
     }
 
     /** Silent sessions (no poll for 1.5 × their timeout) are removed with their subscriptions. */

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { answerText, DEFAULT_POLL_TIMEOUT_MS } from '../events/polling';
+import { answerText, DEFAULT_POLL_TIMEOUT_MS, type PollingShare } from '../events/polling';
 import { EVENT_BODY } from '../events/schemas';
 import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
@@ -16,6 +16,36 @@ const POLL_ANSWER = Type.Union([
         contentSchema: Type.Union([EVENT_BODY, Type.Array(EVENT_BODY)]),
     }),
 ]);
+
+interface Poll {
+    owner: string;
+    sid: string;
+    connect: boolean;
+    timeout: number | undefined;
+    batch: boolean;
+    signal: AbortSignal;
+}
+
+/** With other instances alive: the session may have been polled elsewhere, and the others learn what this poll hands out. */
+async function sharedPoll(share: PollingShare, { owner, sid, connect, timeout, batch, signal }: Poll): Promise<Reply> {
+    const session = (await share.find(owner, sid, true))!;
+    if (connect) {
+        session.timeout = timeout ?? DEFAULT_POLL_TIMEOUT_MS;
+        session.lastSeen = Date.now();
+        await share.changed(session);
+        return Reply.text('_', 'text/plain');
+    }
+    if (timeout !== undefined) {
+        session.timeout = timeout;
+    }
+    await share.beforePoll(session);
+    return Reply.later(reply =>
+        session.wait(batch, signal, answer => {
+            // told before it goes: a next poll on another instance must not hand out the same events again
+            void share.handed(session, answer).then(() => reply(() => Reply.text(answerText(answer), 'text/plain')));
+        }),
+    );
+}
 
 /** 4.0.2's long-polling protocol: connect answers `_`, a poll one event as JSON text or an empty body. */
 export const pollingRoute = defineRoute({
@@ -41,6 +71,11 @@ export const pollingRoute = defineRoute({
         batch: Type.Optional(Type.Boolean({ description: 'Answer a JSON array with every queued event' })),
     }),
     handler(req, ctx) {
+        const share = ctx.events.polling.shared();
+        if (share) {
+            const connect = 'connect' in req.query || 'check' in req.query;
+            return sharedPoll(share, { owner: ctx.owner, sid: sidOf(req.input.sid, req.remoteAddress), connect, timeout: req.input.timeout, batch: req.input.batch === true, signal: req.signal! });
+        }
         const session = ctx.events.polling.getOrCreate(ctx.owner, sidOf(req.input.sid, req.remoteAddress));
         const { timeout } = req.input;
         if ('connect' in req.query || 'check' in req.query) {

@@ -59,8 +59,9 @@ export interface Target {
     changed(): Promise<void>;
 }
 
-function pollingTarget(session: PollingSession): Target {
-    return { set: session.subscriptions, changed: async () => undefined };
+function pollingTarget(ctx: RequestContext, session: PollingSession): Target {
+    // with other instances alive they copy the change before the answer goes
+    return { set: session.subscriptions, changed: async () => ctx.events.polling.shared()?.changed(session) };
 }
 
 function hookTarget(ctx: RequestContext, hook: Hook): Target {
@@ -85,8 +86,15 @@ export async function subscriptionTarget(
 ): Promise<Target | null> {
     if (isPolling(params)) {
         const sid = sidOf(params.sid, remoteAddress);
-        const session = create ? ctx.events.polling.getOrCreate(ctx.owner, sid) : ctx.events.polling.get(ctx.owner, sid);
-        return session ? pollingTarget(session) : null;
+        const { polling } = ctx.events;
+        const share = polling.shared();
+        let session: PollingSession | undefined;
+        if (share) {
+            session = await share.find(ctx.owner, sid, create);
+        } else {
+            session = create ? polling.getOrCreate(ctx.owner, sid) : polling.get(ctx.owner, sid);
+        }
+        return session ? pollingTarget(ctx, session) : null;
     }
     const { url } = params;
     if (typeof url !== 'string' || !url) {

@@ -74,7 +74,8 @@ function node(storage: Storage, instance: number, port: number): ClusterNode {
         },
         async kill() {
             const proc = child;
-            if (proc && proc.exitCode === null) {
+            // a killed process has no exit code but its signal: it must not be waited for again
+            if (proc && proc.exitCode === null && proc.signalCode === null) {
                 const exited = new Promise(resolve => proc.once('exit', resolve));
                 proc.kill('SIGKILL');
                 await exited;

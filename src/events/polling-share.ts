@@ -1,0 +1,319 @@
+/*
+ * Long-polling sessions that every rest-api instance on one database can answer (behind a proxy without
+ * sticky sessions). Every instance keeps a copy of every session: the same subscriptions through its own
+ * change feed, with the owner's rights, and its own queue. The instance that answers a poll names the
+ * events it hands out (by kind, id and `ts`, the same on every instance) before the answer goes; the
+ * others drop them. So while all live nothing is lost or sent twice, and when one dies the others still
+ * hold what it had not handed out. A session's record (owner, sid, timeout, subscriptions) is kept in
+ * js-controller's session store with a TTL, for an instance that never heard of it (it started later).
+ * Alone, an instance does none of this: no database write per poll.
+ */
+import { createHash } from 'node:crypto';
+import type { ChangeFeed, ChangeKind } from './change-feed';
+import { answerIdentities, type Answer, type PollingRegistry, type PollingSession, type PollingShare } from './polling';
+import type { Filter } from './hub';
+import type { Peers } from '../storage/peers';
+import type { StoragePort } from '../storage/port';
+import { warnOnFailure } from '../warn-on-failure';
+
+interface SubscriptionSpec {
+    kind: ChangeKind;
+    pattern: string;
+    filter: Filter;
+}
+
+/** What the session store keeps of a session, and what a `session` note carries. */
+interface SessionRecord {
+    owner: string;
+    sid: string;
+    timeout: number;
+    subs: SubscriptionSpec[];
+}
+
+type Note =
+    /** Created, subscriptions or timeout changed: copy it, then acknowledge `n`. */
+    | ({ t: 'session'; n: number } & SessionRecord)
+    | { t: 'ack'; to: string; n: number }
+    /** A poll handed these events out (none: the session is still polled). */
+    | { t: 'handed'; owner: string; sid: string; timeout: number; events: string[] }
+    /** A new instance listens: tell it every session. */
+    | { t: 'hello' };
+
+const PATTERN = 'rest-api.*.polling';
+const INSTANCE = /^(rest-api\.\d+)\.polling$/;
+/** How long a change waits for the other instances' copies: one that died keeps its alive state for a while. */
+const ACK_WAIT_MS = 2_000;
+
+function isSpec(value: unknown): value is SubscriptionSpec {
+    const spec = value as SubscriptionSpec;
+    return !!spec && (spec.kind === 'state' || spec.kind === 'object') && typeof spec.pattern === 'string' && !!spec.filter && typeof spec.filter === 'object';
+}
+
+function isRecord(value: unknown): value is SessionRecord {
+    const record = value as SessionRecord;
+    return !!record && typeof record.owner === 'string' && typeof record.sid === 'string' && typeof record.timeout === 'number' && Array.isArray(record.subs) && record.subs.every(isSpec);
+}
+
+function isNote(value: unknown): value is Note {
+    const note = value as Note;
+    switch (note?.t) {
+        case 'session':
+            return typeof note.n === 'number' && isRecord(note);
+        case 'ack':
+            return typeof note.to === 'string' && typeof note.n === 'number';
+        case 'handed':
+            return typeof note.owner === 'string' && typeof note.sid === 'string' && typeof note.timeout === 'number' && Array.isArray(note.events) && note.events.every(e => typeof e === 'string');
+        case 'hello':
+            return true;
+        default:
+            return false;
+    }
+}
+
+/** The session store key: owner and sid hashed, so a key names one user's session only. */
+function recordKey(owner: string, sid: string): string {
+    return `rest-api.polling.${createHash('sha256').update(`${owner}\u0000${sid}`).digest('hex').slice(0, 32)}`;
+}
+
+export interface ShareOptions {
+    registry: PollingRegistry;
+    storage: StoragePort;
+    feed: ChangeFeed;
+    namespace: string;
+    peers: Pick<Peers, 'any' | 'alive'>;
+    /** After it resolves, every notification published before was handled. */
+    barrier: () => Promise<void>;
+}
+
+export function sharePolling({ registry, storage, feed, namespace, peers, barrier }: ShareOptions): PollingShare & { start(): Promise<void> } {
+    const id = `${namespace}.polling`;
+    const warn = warnOnFailure(storage.log, 'Sharing a long-polling session with the other instances');
+    let created: Promise<unknown> | null = null;
+    let queue: Promise<unknown> = Promise.resolve();
+    let counter = 0;
+    const waitingAcks = new Map<number, { from: Set<string>; done(): void }>();
+    /** When each session was last told of (record and note), to keep it alive elsewhere without a write per poll. */
+    const toldAt = new WeakMap<PollingSession, number>();
+    /** Changes of one session copied one after the other. */
+    const copying = new Map<string, Promise<unknown>>();
+
+    /** Notes go out one by one, in order; resolves once this one is in the database. */
+    const publish = (note: Note): Promise<void> => {
+        created ??= storage
+            .setForeignObjectNotExistsAsync(id, {
+                type: 'state',
+                common: { name: 'Long-polling sessions, shared by all rest-api instances', type: 'string', role: 'json', read: true, write: false },
+                native: {},
+                // owners and session ids are for administrators only
+                acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
+            } as ioBroker.SettableObject)
+            .catch(err => {
+                created = null;
+                throw err;
+            });
+        const sent = queue.then(() => created).then(() => storage.setForeignStateAsync(id, JSON.stringify(note), true));
+        queue = sent.catch(() => undefined);
+        return sent.then(() => undefined, warn);
+    };
+
+    const recordOf = (session: PollingSession): SessionRecord => ({
+        owner: session.user,
+        sid: session.sid,
+        timeout: session.timeout,
+        subs: session.subscriptions.list(),
+    });
+
+    const writeRecord = (record: SessionRecord): Promise<void> =>
+        new Promise<void>(resolve => {
+            // kept three timeouts past the last poll: a session is collected after one and a half
+            const ttl = Math.ceil((record.timeout * 3) / 1000);
+            storage.setSession(recordKey(record.owner, record.sid), ttl, record as unknown as Record<string, unknown>, err => {
+                if (err) {
+                    warn(err);
+                }
+                resolve();
+            });
+        });
+
+    const readRecord = (owner: string, sid: string): Promise<SessionRecord | null> =>
+        new Promise(resolve =>
+            storage.getSession(recordKey(owner, sid), value => {
+                // the key is a hash: the record must also name this very owner and sid
+                resolve(isRecord(value) && value.owner === owner && value.sid === sid ? value : null);
+            }),
+        );
+
+    /** Makes the local copy's subscriptions those of `record`. */
+    const copy = async (session: PollingSession, record: SessionRecord): Promise<void> => {
+        session.timeout = record.timeout;
+        session.lastSeen = Date.now();
+        const wanted = new Map(record.subs.map(spec => [`${spec.kind}:${spec.pattern}`, spec]));
+        for (const have of session.subscriptions.list()) {
+            const spec = wanted.get(`${have.kind}:${have.pattern}`);
+            if (!spec) {
+                await session.subscriptions.remove(have.kind, have.pattern);
+            } else if (JSON.stringify(spec.filter) === JSON.stringify(have.filter)) {
+                wanted.delete(`${have.kind}:${have.pattern}`);
+            }
+        }
+        for (const spec of wanted.values()) {
+            const subscription = await session.subscriptions.add(spec.kind, spec.pattern, spec.filter);
+            if (spec.kind === 'state' && (spec.filter.onchange || spec.filter.delta !== undefined) && !spec.pattern.includes('*')) {
+                // the instance that took the subscription compares with the value of that moment: so does this copy
+                const state = await storage.getForeignStateAsync(spec.pattern).catch(() => null);
+                if (state) {
+                    subscription.remember(spec.pattern, state.val);
+                }
+            }
+        }
+    };
+
+    /** Copies a session another instance told of; false when it cannot be kept here (limits). */
+    const copyFrom = (record: SessionRecord): Promise<boolean> => {
+        const key = recordKey(record.owner, record.sid);
+        const step = (copying.get(key) ?? Promise.resolve()).then(async () => {
+            let session: PollingSession;
+            try {
+                session = registry.getOrCreate(record.owner, record.sid);
+            } catch {
+                return false;
+            }
+            await copy(session, record);
+            return true;
+        });
+        const settled = step.catch(() => false);
+        copying.set(key, settled);
+        void settled.then(() => {
+            if (copying.get(key) === settled) {
+                copying.delete(key);
+            }
+        });
+        return settled;
+    };
+
+    /** Tells every other instance of the session; resolves once the living ones copied it, or after ACK_WAIT_MS. */
+    const announce = async (session: PollingSession, waitForCopies: boolean): Promise<void> => {
+        const record = recordOf(session);
+        toldAt.set(session, Date.now());
+        await writeRecord(record);
+        const n = ++counter;
+        const others = new Set(peers.alive());
+        const copied = new Promise<void>(resolve => {
+            if (!waitForCopies || !others.size) {
+                resolve();
+                return;
+            }
+            const timer = setTimeout(done, ACK_WAIT_MS);
+            function done(): void {
+                clearTimeout(timer);
+                waitingAcks.delete(n);
+                resolve();
+            }
+            waitingAcks.set(n, { from: others, done });
+        });
+        await publish({ t: 'session', n, ...record });
+        await copied;
+    };
+
+    const hear = (from: string, note: Note): void => {
+        switch (note.t) {
+            case 'session':
+                void copyFrom(note).then(() => publish({ t: 'ack', to: from, n: note.n }));
+                return;
+            case 'ack': {
+                const waiting = note.to === namespace ? waitingAcks.get(note.n) : undefined;
+                if (waiting) {
+                    waiting.from.delete(from);
+                    if (!waiting.from.size) {
+                        waiting.done();
+                    }
+                }
+                return;
+            }
+            case 'handed': {
+                const session = registry.get(note.owner, note.sid);
+                if (session) {
+                    session.timeout = note.timeout;
+                    session.lastSeen = Date.now();
+                    session.handedOut(note.events);
+                }
+                return;
+            }
+            case 'hello':
+                for (const session of registry.all()) {
+                    void announce(session, false);
+                }
+                return;
+        }
+    };
+
+    return {
+        active: peers.any,
+
+        async find(owner, sid, create) {
+            const here = registry.get(owner, sid);
+            if (here) {
+                return here;
+            }
+            const record = await readRecord(owner, sid);
+            if (record) {
+                // another instance held it: what it had queued and not handed out did not reach this copy
+                const session = registry.getOrCreate(owner, sid);
+                if (!session.subscriptions.size) {
+                    await copyFrom(record);
+                    session.markLost();
+                }
+                return session;
+            }
+            if (!create) {
+                return undefined;
+            }
+            const session = registry.getOrCreate(owner, sid);
+            await announce(session, true);
+            return session;
+        },
+
+        changed: session => announce(session, true),
+
+        async beforePoll(session) {
+            // the notes of polls answered elsewhere before this one arrived are applied
+            await barrier();
+            if (Date.now() - (toldAt.get(session) ?? 0) > session.timeout / 3) {
+                // polled here only: the others' copies must not be collected, nor the record expire
+                toldAt.set(session, Date.now());
+                void writeRecord(recordOf(session));
+                void publish({ t: 'handed', owner: session.user, sid: session.sid, timeout: session.timeout, events: [] });
+            }
+        },
+
+        async handed(session, answer: Answer) {
+            const events = answerIdentities(answer);
+            if (events.length) {
+                toldAt.set(session, Date.now());
+                await publish({ t: 'handed', owner: session.user, sid: session.sid, timeout: session.timeout, events });
+            }
+        },
+
+        async start() {
+            await feed.listen('state', PATTERN, (from, state) => {
+                const instance = INSTANCE.exec(from)?.[1];
+                const val = (state as ioBroker.State | null)?.val;
+                if (!instance || instance === namespace || typeof val !== 'string') {
+                    return;
+                }
+                try {
+                    const note: unknown = JSON.parse(val);
+                    if (isNote(note)) {
+                        hear(instance, note);
+                    }
+                } catch {
+                    // not ours to read: only instances write here
+                }
+            });
+            if (peers.any()) {
+                // instances that started earlier tell this one of their sessions (alone: nothing to hear, nothing written)
+                void publish({ t: 'hello' });
+            }
+        },
+    };
+}
