@@ -9,7 +9,7 @@
  * Alone, an instance does none of this: no database write per poll.
  */
 import { createHash } from 'node:crypto';
-import type { ChangeFeed, ChangeKind } from './change-feed';
+import type { ChangeFeed, ChangeKind } from '../storage/change-feed';
 import { answerIdentities, type Answer, type PollingRegistry, type PollingSession, type PollingShare } from './polling';
 import type { Filter } from './hub';
 import type { Peers } from '../storage/peers';
