@@ -143,7 +143,8 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         listingCache.written(id);
     });
     const polling = new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events);
-    const hooks = new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal });
+    // every instance on this database holds every hook; one delivers it (src/events/hook-sharing.ts)
+    const hooks = new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace, feed), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }, { self: namespace, peers, barrier: stateBarrier });
     const sse = new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events);
     const sessionStore = { storage, objectCache };
     const services: AppServices = {
