@@ -74,7 +74,8 @@ function node(storage: Storage, instance: number, port: number): ClusterNode {
         },
         async kill() {
             const proc = child;
-            if (proc && proc.exitCode === null) {
+            // killed before: no second exit to wait for
+            if (proc && proc.exitCode === null && proc.signalCode === null) {
                 const exited = new Promise(resolve => proc.once('exit', resolve));
                 proc.kill('SIGKILL');
                 await exited;
