@@ -146,7 +146,8 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     const polling = new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events);
     const pollingShare = sharePolling({ registry: polling, storage, feed, namespace, peers, barrier: stateBarrier });
     polling.shareWith(pollingShare);
-    const hooks = new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal });
+    // every instance on this database holds every hook; one delivers it (src/events/hook-sharing.ts)
+    const hooks = new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace, feed), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }, { self: namespace, peers, barrier: stateBarrier });
     const sse = new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events);
     const sessionStore = { storage, objectCache };
     const services: AppServices = {

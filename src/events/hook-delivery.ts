@@ -10,6 +10,8 @@ export interface DeliveryOptions {
     secret?: string;
     timeoutMs: number;
     targets: TargetPolicy;
+    /** `webhook-id`, the same on every retry and every instance for one event; random without. */
+    messageId?: string;
 }
 
 /** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; `whsec_` secrets are base64. */
@@ -30,8 +32,12 @@ export function deliver(target: string, body: string, options: DeliveryOptions):
         headers['Content-Type'] = 'application/json';
         headers['Content-Length'] = Buffer.byteLength(body);
     }
+    if (options.messageId && !options.secret) {
+        // receivers drop an event sent again (a retry, or another instance taking over) by this id
+        headers['webhook-id'] = options.messageId;
+    }
     if (options.secret) {
-        const id = `msg_${randomUUID()}`;
+        const id = options.messageId ?? `msg_${randomUUID()}`;
         const timestamp = Math.floor(Date.now() / 1000);
         Object.assign(headers, { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(options.secret, id, timestamp, body) });
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChangeKind } from '../storage/change-feed';
 import { BoundedQueue } from './bounded-queue';
 import { EventStats } from './event-stats';
@@ -24,14 +25,32 @@ export interface HookSettings {
 
 type Payload = EventBody | { test: true } | { disconnect: true } | { overflow: true; dropped: number };
 
+function isEvent(payload: Payload): payload is EventBody {
+    return 'state' in payload || 'obj' in payload;
+}
+
+/** One change, named alike on every instance (all hear the same notification): its id and its value's `ts`. */
+export function eventIdentity(event: EventBody): string {
+    const value = 'state' in event ? event.state : event.obj;
+    return `${event.id}\u0000${(value as { ts?: number } | null)?.ts ?? '-'}`;
+}
+
 /**
  * One URL hook: its subscriptions and a queue delivered in order, one call at a time, retried with
  * exponential backoff and jitter. Only consecutive failures count; a success forgives them.
+ * With several instances on one database, one delivers; on the others the hook stands by: it keeps
+ * the same events until the deliverer reports them sent, to send them itself if the deliverer dies.
  */
 export class Hook implements Sink {
     readonly subscriptions: SubscriptionSet;
     failures = 0;
+    /** The instance the stored record names as deliverer, and when the record last changed (src/events/hook-sharing.ts). */
+    home = '';
+    at = 0;
     private readonly queue: BoundedQueue<EventBody>;
+    private standby: BoundedQueue<EventBody> | null = null;
+    /** Events a standby queue could not keep: told as an overflow once this instance delivers. */
+    private missed = 0;
     /** Taken from the queue and not yet delivered: retried as it is, so a drop cannot hit it. */
     private inFlight: Payload | null = null;
     private pumping = false;
@@ -47,14 +66,28 @@ export class Hook implements Sink {
         feed: EventSource,
         private readonly settings: HookSettings,
         private readonly onDead: (hook: Hook) => void,
+        /** Told of every event the receiver confirmed. */
+        private readonly onSent?: (hook: Hook, event: EventBody) => void,
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
         this.stats = settings.stats ?? new EventStats();
         this.queue = new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => this.stats.dropped.hook++);
     }
 
+    get key(): string {
+        return `${this.user}\u0000${this.url}`;
+    }
+
+    get delivering(): boolean {
+        return !this.standby;
+    }
+
     deliver(event: EventBody): void {
         if (this.closed) {
+            return;
+        }
+        if (this.standby) {
+            this.standby.push(event);
             return;
         }
         this.stats.delivered.hook++;
@@ -63,12 +96,59 @@ export class Hook implements Sink {
     }
 
     send(payload: Payload): Promise<void> {
-        return deliver(this.url, payloadText(payload), {
+        const text = payloadText(payload);
+        return deliver(this.url, text, {
             method: this.method,
             secret: this.secret,
             timeoutMs: this.settings.hookTimeout,
             targets: this.settings.targets,
+            // the same event gets the same id on a retry and on any instance
+            messageId: isEvent(payload) ? `msg_${createHash('sha256').update(this.key).update('\n').update(text).digest('base64url').slice(0, 32)}` : undefined,
         });
+    }
+
+    /** Another instance delivers: keep what it has not confirmed yet. What is queued and not being sent waits here too. */
+    standBy(): void {
+        if (this.standby) {
+            return;
+        }
+        const standby = new BoundedQueue<EventBody>(MAX_QUEUE);
+        if (this.inFlight && !this.pumping && isEvent(this.inFlight)) {
+            standby.push(this.inFlight);
+            this.inFlight = null;
+        }
+        this.queue.takeAll().forEach(event => standby.push(event));
+        this.standby = standby;
+    }
+
+    /** This instance delivers now: first what it kept standing by, in order, told of what it could not keep. */
+    takeOver(): void {
+        const standby = this.standby;
+        if (!standby) {
+            return;
+        }
+        this.standby = null;
+        this.missed += standby.takeDropped();
+        standby.takeAll().forEach(event => this.queue.push(event));
+        void this.pump();
+    }
+
+    /** The deliverer confirmed everything up to `identity`: forget it here. */
+    confirmed(identity: string): void {
+        const standby = this.standby;
+        if (!standby) {
+            return;
+        }
+        let count = 0;
+        for (const event of standby.values()) {
+            count++;
+            if (eventIdentity(event) === identity) {
+                for (; count > 0; count--) {
+                    standby.shift();
+                }
+                return;
+            }
+        }
     }
 
     /** Health check: a `{test:true}` call that counts like a delivery. */
@@ -89,14 +169,15 @@ export class Hook implements Sink {
     }
 
     private async pump(): Promise<void> {
-        if (this.pumping || this.retryTimer) {
+        if (this.pumping || this.retryTimer || this.standby) {
             return;
         }
         this.pumping = true;
         try {
-            while (!this.closed) {
+            while (!this.closed && !this.standby) {
                 if (!this.inFlight) {
-                    const dropped = this.queue.takeDropped();
+                    const dropped = this.queue.takeDropped() + this.missed;
+                    this.missed = 0;
                     // the receiver learns that events were lost instead of silently missing them
                     this.inFlight = dropped ? { overflow: true, dropped } : (this.queue.shift() ?? null);
                 }
@@ -104,9 +185,13 @@ export class Hook implements Sink {
                     return;
                 }
                 try {
-                    await this.send(this.inFlight);
+                    const sent = this.inFlight;
+                    await this.send(sent);
                     this.inFlight = null;
                     this.failures = 0;
+                    if (isEvent(sent)) {
+                        this.onSent?.(this, sent);
+                    }
                 } catch {
                     if (this.failed()) {
                         this.retryTimer = setTimeout(() => {
@@ -146,4 +231,10 @@ export interface StoredHook {
     method: HookMethod;
     secret?: string;
     subscriptions: Array<{ kind: ChangeKind; pattern: string; filter: Filter }>;
+    /** When the record last changed (ms; newer wins over other instances' records of the same hook). */
+    at?: number;
+    /** The instance that delivers while it lives; missing in lists of earlier versions: the list's instance. */
+    home?: string;
+    /** Deleted here: kept while another instance's list still holds an older record. */
+    deleted?: true;
 }

@@ -100,6 +100,8 @@ export async function subscriptionTarget(
     if (typeof url !== 'string' || !url) {
         throw new HttpError('INVALID_PARAMS', 'url not provided', { context: { expectedBody: { url: HOOK_EXAMPLE, ...extraExample } } });
     }
+    // what another instance changed before this request is seen here
+    await ctx.events.hooks.settled();
     if (!create) {
         const hook = ctx.events.hooks.get(ctx.owner, url);
         return hook ? hookTarget(ctx, hook) : null;
