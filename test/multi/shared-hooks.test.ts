@@ -8,6 +8,7 @@ import t from 'tap';
 import { createState, createUser } from '../support/iobroker';
 import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
+import { sharingInstance } from '../support/peers';
 import { basic } from '../support/raw-request';
 
 const ADMIN = basic('admin', 'iobroker');
@@ -24,8 +25,8 @@ t.before(async () => {
     await createState(host.storage, ID, { type: 'number' }, 0);
     await createUser(host.storage, 'limited', { state: { read: true, write: true }, object: { read: true } }, 'pw');
     // js-controller keeps these true (with a TTL) while the instances' processes live
-    await createState(host.storage, 'system.adapter.rest-api.0.alive', { type: 'boolean' }, true);
-    await createState(host.storage, 'system.adapter.rest-api.1.alive', { type: 'boolean' }, true);
+    await sharingInstance(host.storage, 0);
+    await sharingInstance(host.storage, 1);
     const limits = { hooksPerUser: 2, checkInterval: 0 };
     zero = await host.app({ auth: true, ...limits });
     one = await host.app({ auth: true, ...limits }, 'rest-api.1');

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { createState, createUser } from '../support/iobroker';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
+import { sharingInstance } from '../support/peers';
 import { basic } from '../support/raw-request';
 import { until } from '../support/until';
 import type { BruteForceGuard } from '../../src/auth/brute-force';
@@ -21,7 +22,7 @@ t.before(async () => {
     host = await startInProcess();
     await createState(host.storage, ID, { type: 'number' }, 0);
     // js-controller keeps this true (with a TTL) while rest-api.1's process lives
-    await createState(host.storage, 'system.adapter.rest-api.1.alive', { type: 'boolean' }, true);
+    await sharingInstance(host.storage, 1);
     zero = await host.app({ auth: true });
     one = await host.app({ auth: true }, 'rest-api.1');
 });

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { createState, createUser } from '../support/iobroker';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
+import { sharingInstance } from '../support/peers';
 import { basic } from '../support/raw-request';
 import { sleep } from '../support/until';
 
@@ -21,7 +22,7 @@ t.before(async () => {
     await createState(host.storage, ID, { type: 'number' }, 0);
     for (const instance of [0, 1]) {
         // js-controller keeps these true (with a TTL) while the instances' processes live
-        await createState(host.storage, `system.adapter.rest-api.${instance}.alive`, { type: 'boolean' }, true);
+        await sharingInstance(host.storage, instance);
     }
     await createUser(host.storage, 'watcher', { state: { read: true }, object: { read: true } }, 'pw');
     await createUser(host.storage, 'other', { state: { read: true }, object: { read: true } }, 'pw');
