@@ -94,7 +94,7 @@ t.test('trying getState from the page shows the stored value', async t => {
     await operation.getByRole('button', { name: 'Execute' }).click();
     const response = operation.locator('.live-responses-table');
     const status = response.locator('tbody .response-col_status');
-    await status.waitFor({ timeout: 10_000 });
+    await status.waitFor({ timeout: 30_000 });
     t.equal((await status.innerText()).trim(), '200', 'status 200 in the response panel');
     const body = await response.locator('tbody .response-col_description pre.microlight').first().innerText();
     t.match(JSON.parse(body), { error: null, result: { val: VALUE, ack: true } }, 'the response panel shows the state');
@@ -134,7 +134,7 @@ t.test('every answer of the sampled operations shows an example and its schema',
         await page.goto('about:blank');
         await page.goto(`${iob.baseUrl}/api-doc/#/${op.tags[0]}/${op.operationId}`);
         const block = page.locator(`#operations-${op.tags[0]}-${op.operationId}`);
-        await block.locator('.responses-table').first().waitFor({ timeout: 10_000 });
+        await block.locator('.responses-table').first().waitFor({ timeout: 30_000 });
         for (const [status] of Object.entries(op.responses).filter(([code, r]) => r.content && /^\d{3}$/.test(code))) {
             const row = block.locator(`.responses-table tr.response[data-code="${status}"]`);
             t.equal(await row.count(), 1, `${op.operationId} ${status} is listed`);
@@ -154,7 +154,7 @@ t.test('a command operation shows the summary and description of its command fil
     await page.goto('about:blank');
     await page.goto(`${iob.baseUrl}/api-doc/#/commands/command_getState_get`);
     const block = page.locator(`#${GET_STATE}`);
-    await block.locator('.opblock-description-wrapper').waitFor({ timeout: 10_000 });
+    await block.locator('.opblock-description-wrapper').waitFor({ timeout: 30_000 });
     t.equal((await block.locator('.opblock-summary-description').innerText()).trim(), getState.summary);
     t.match(await block.locator('.opblock-description-wrapper').innerText(), (getState.description ?? getState.summary).slice(0, 40));
 });
