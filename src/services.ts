@@ -4,6 +4,7 @@ import { AclCache } from './access/rules';
 import { ApiTokens } from './auth/api-tokens';
 import { linkedGuards } from './auth/shared-guard';
 import { watchPeers } from './storage/peers';
+import { objectsBelow } from './storage/objects-below';
 import { tokenOf } from './access/owner';
 import { loginSessions } from './auth/tokens';
 import { CredentialChecker } from './auth/credentials';
@@ -77,7 +78,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         maxFailures: config.hookMaxFailures,
         retryBaseMs: config.hookRetryMs,
     };
-    const acls = new AclCache(async () => Object.values((await storage.getForeignObjectsAsync('system.group.*', 'group')) ?? {}) as never);
+    const acls = new AclCache(async () => (await objectsBelow(storage, 'system.group.', 'group')) as never);
     // an API token's sessions and hooks see what the token may see now: nothing once it is revoked
     const aclOf = (owner: string) => {
         const ref = tokenOf(owner);

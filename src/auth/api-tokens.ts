@@ -6,6 +6,7 @@ import type { CoherentCache } from '../storage/cache/coherent-cache';
 import { secretOf } from './system-secret';
 import type { StoragePort } from '../storage/port';
 import type { BruteForceGuard } from './brute-force';
+import { objectsBelow } from '../storage/objects-below';
 import { compileScope, type CompiledScope, type TokenScope } from '../access/scope';
 import { hashOf, info, sealMatches, sealOf, stored, TOKEN_OBJECT, type StoredToken, type TokenInfo } from './token-records';
 
@@ -110,8 +111,7 @@ export class ApiTokens {
 
     /** Token records by object id under `pattern` (every instance's with `<adapter>.*`). */
     private async records(pattern: string): Promise<Array<[string, StoredToken]>> {
-        const objects = (await this.storage.getForeignObjectsAsync(pattern, 'config')) ?? {};
-        return Object.values(objects)
+        return (await objectsBelow(this.storage, pattern.replace(/\*$/, ''), 'config'))
             .filter(obj => TOKEN_OBJECT.test(obj._id))
             .map(obj => [obj._id, stored(obj)] as [string, StoredToken | undefined])
             .filter((entry): entry is [string, StoredToken] => !!entry[1]);
@@ -145,7 +145,7 @@ export class ApiTokens {
 
     /** Deletes the tokens, of every instance, whose user is gone (deleted while no instance was running). */
     async sweep(): Promise<void> {
-        const users = new Set(Object.keys((await this.storage.getForeignObjectsAsync('system.user.*', 'user')) ?? {}));
+        const users = new Set((await objectsBelow(this.storage, 'system.user.', 'user')).map(user => user._id));
         for (const [ref, token] of await this.records(`${this.adapterName}.*`)) {
             if (!users.has(token.user)) {
                 await this.storage.delForeignObjectAsync(ref).catch(warnOnFailure(this.storage.log, `Deleting the API token ${ref}`));

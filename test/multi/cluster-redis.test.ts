@@ -84,6 +84,18 @@ if (!hasRedis() && !process.env.CI) {
         busy.close();
     });
 
+    t.test('a limited user has its group rights on Redis too, on both instances', async t => {
+        // js-controller's typed group view keys by name on Redis: rights must not depend on it
+        await createUser(cluster.storage, 'reader', { state: { read: true }, object: { read: true } }, 'pw');
+        for (const node of cluster.nodes) {
+            const base = `http://127.0.0.1:${node.port}`;
+            const state = await fetch(`${base}/v1/state/${ID}`, { headers: basic('reader', 'pw') });
+            t.equal(state.status, 200, `${node.namespace} reads the state as reader: ${await state.text()}`);
+            const write = await fetch(`${base}/v1/state/${ID}`, { method: 'PATCH', headers: { ...basic('reader', 'pw'), 'Content-Type': 'application/json' }, body: '{"val":1}' });
+            t.equal(write.status, 403, `${node.namespace} refuses the write: the group has no state write (${await write.text()})`);
+        }
+    });
+
     t.test('wrong passwords spread over both instances lock the name on both after five', async t => {
         for (let attempt = 0; attempt < 5; attempt++) {
             const res = await call(`/v1/state/${ID}`, { headers: basic('guessed', `wrong${attempt}`) });
