@@ -96,6 +96,25 @@ if (!hasRedis() && !process.env.CI) {
         }
     });
 
+    t.test('an API token survives the start-up sweep of another instance on Redis', async t => {
+        // the sweep deletes tokens of deleted users: it must find the users that exist
+        const [a, b] = cluster.nodes;
+        const created = await fetch(`http://127.0.0.1:${a.port}/v1/tokens`, {
+            method: 'POST',
+            headers: { ...ADMIN, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ name: 'kept' }),
+        });
+        t.equal(created.status, 201);
+        const { token } = (await created.json()) as { token: string };
+        await b.kill();
+        await b.start();
+        for (const node of cluster.nodes) {
+            const res = await fetch(`http://127.0.0.1:${node.port}/v1/state/${ID}`, { headers: { Authorization: `Bearer ${token}` } });
+            await res.arrayBuffer();
+            t.equal(res.status, 200, `${node.namespace} still accepts the token`);
+        }
+    });
+
     t.test('wrong passwords spread over both instances lock the name on both after five', async t => {
         for (let attempt = 0; attempt < 5; attempt++) {
             const res = await call(`/v1/state/${ID}`, { headers: basic('guessed', `wrong${attempt}`) });
