@@ -2,6 +2,7 @@ import { BruteForceGuard } from './brute-force';
 import type { ChangeFeed } from '../storage/change-feed';
 import type { StoragePort } from '../storage/port';
 import { warnOnFailure } from '../warn-on-failure';
+import { adminJsonState } from '../storage/admin-json-state';
 
 /** One failed or cleared login, as one instance tells the others. */
 export interface GuardNote {
@@ -69,20 +70,10 @@ export function linkedGuards(storage: StoragePort, feed: ChangeFeed, namespace: 
     const id = `${namespace}.guard`;
     const guards = new Map<string, SharedGuard>();
     const warn = warnOnFailure(storage.log, 'Telling other instances of a login');
-    let created: Promise<unknown> | null = null;
-    let queue: Promise<unknown> = Promise.resolve();
+    const write = adminJsonState(storage, id, 'Failed logins, shared by all rest-api instances');
     const link: GuardLink = {
         publish(note) {
-            created ??= storage.setForeignObjectNotExistsAsync(id, {
-                type: 'state',
-                common: { name: 'Failed logins, shared by all rest-api instances', type: 'string', role: 'json', read: true, write: false },
-                native: {},
-                acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
-            } as ioBroker.SettableObject).catch(err => {
-                created = null;
-                throw err;
-            });
-            queue = queue.then(() => created).then(() => storage.setForeignStateAsync(id, JSON.stringify(note), true)).catch(warn);
+            void write(note).catch(warn);
         },
     };
     return {

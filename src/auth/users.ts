@@ -61,10 +61,7 @@ export async function deleteAccount(ctx: Caller, id: string, what: 'User' | 'Gro
 
 /** Removes a deleted user from every group, so no stale membership grants rights later. */
 export async function removeFromGroups(ctx: Caller, user: string): Promise<void> {
-    // by id range: the typed `group` view keys by name and finds none by id on Redis (src/storage/objects-below.ts)
-    const list = await ctx.data.objectList({ startkey: 'system.group.', endkey: 'system.group.\u9999' });
-    const groups = (list?.rows ?? []).map(row => row.value).filter(obj => obj?.type === 'group');
-    for (const group of groups) {
+    for (const group of await ctx.data.objectsBelow('system.group.', 'group')) {
         const common = group.common as ioBroker.GroupCommon;
         if (common.members?.includes(user as ioBroker.ObjectIDs.User)) {
             common.members = common.members.filter(member => member !== user);

@@ -1,6 +1,7 @@
 import type { ChangeFeed } from '../storage/change-feed';
 import type { StoredHook } from './hooks';
 import type { StoragePort } from '../storage/port';
+import { adminJsonState } from '../storage/admin-json-state';
 
 /** What the instances on one database tell each other about URL hooks. */
 export interface HookStoreListener {
@@ -38,21 +39,14 @@ function parsed<T>(state: ioBroker.State | null | undefined, fallback: T): T {
  * undo another's. Both hold URLs and secrets: readable by administrators only.
  */
 export function stateHookStore(storage: StoragePort, namespace: string, feed?: ChangeFeed): HookStore {
-    const created = new Map<string, Promise<unknown>>();
-    const write = async (id: string, name: string, value: unknown): Promise<void> => {
-        let object = created.get(id);
-        if (!object) {
-            object = storage.setForeignObjectNotExistsAsync(id, {
-                type: 'state',
-                common: { name, type: 'string', role: 'json', read: true, write: false },
-                native: {},
-                acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
-            } as ioBroker.SettableObject);
-            created.set(id, object);
-            object.catch(() => created.delete(id));
+    const writers = new Map<string, (value: unknown) => Promise<void>>();
+    const write = (id: string, name: string, value: unknown): Promise<void> => {
+        let writer = writers.get(id);
+        if (!writer) {
+            writer = adminJsonState(storage, id, name);
+            writers.set(id, writer);
         }
-        await object;
-        await storage.setForeignStateAsync(id, JSON.stringify(value), true);
+        return writer(value);
     };
     return {
         async load() {

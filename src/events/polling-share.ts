@@ -15,6 +15,7 @@ import type { Filter } from './hub';
 import type { Peers } from '../storage/peers';
 import type { StoragePort } from '../storage/port';
 import { warnOnFailure } from '../warn-on-failure';
+import { adminJsonState } from '../storage/admin-json-state';
 
 interface SubscriptionSpec {
     kind: ChangeKind;
@@ -88,8 +89,7 @@ export interface ShareOptions {
 export function sharePolling({ registry, storage, feed, namespace, peers, barrier }: ShareOptions): PollingShare & { start(): Promise<void> } {
     const id = `${namespace}.polling`;
     const warn = warnOnFailure(storage.log, 'Sharing a long-polling session with the other instances');
-    let created: Promise<unknown> | null = null;
-    let queue: Promise<unknown> = Promise.resolve();
+    const write = adminJsonState(storage, id, 'Long-polling sessions, shared by all rest-api instances');
     let counter = 0;
     const waitingAcks = new Map<number, { from: Set<string>; done(): void }>();
     /** When each session was last told of (record and note), to keep it alive elsewhere without a write per poll. */
@@ -99,21 +99,7 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
 
     /** Notes go out one by one, in order; resolves once this one is in the database. */
     const publish = (note: Note): Promise<void> => {
-        created ??= storage
-            .setForeignObjectNotExistsAsync(id, {
-                type: 'state',
-                common: { name: 'Long-polling sessions, shared by all rest-api instances', type: 'string', role: 'json', read: true, write: false },
-                native: {},
-                // owners and session ids are for administrators only
-                acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
-            } as ioBroker.SettableObject)
-            .catch(err => {
-                created = null;
-                throw err;
-            });
-        const sent = queue.then(() => created).then(() => storage.setForeignStateAsync(id, JSON.stringify(note), true));
-        queue = sent.catch(() => undefined);
-        return sent.then(() => undefined, warn);
+        return write(note).then(undefined, warn);
     };
 
     const recordOf = (session: PollingSession): SessionRecord => ({

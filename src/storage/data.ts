@@ -3,6 +3,7 @@ import { seesAll, type Acl, type AclCache } from '../access/rules';
 import { assertMayReadState, assertMayWriteState, visibleEnums, visibleMetaEntries, visibleObjects, visibleRows, visibleStates, withVisibleMembers } from '../access/read-checks';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import type { StoragePort } from './port';
+import { objectsBelow } from './objects-below';
 import { peekObject, peekState, readObject, readState, readStateOf, uncachable, type CachedReader } from './cache/cached-reads';
 import type { CoherentCache } from './cache/coherent-cache';
 import type { ListingCache, StateListing } from './cache/listing-cache';
@@ -193,6 +194,11 @@ export class CallerData {
         const options = this.options;
         const objects = type ? this.port.getForeignObjectsAsync(pattern as never, type as ioBroker.ObjectType, options) : this.port.getForeignObjectsAsync(pattern as never, options);
         return adapterCall(objects as Promise<Record<string, ioBroker.Object>>, context);
+    }
+
+    /** The objects of one type below `prefix`, by id range (src/storage/objects-below.ts), with the caller's rights. */
+    objectsBelow(prefix: string, type: ioBroker.ObjectType, context: Context = {}): Promise<ioBroker.Object[]> {
+        return adapterCall(objectsBelow(this.port, prefix, type, this.options), context);
     }
 
     /** js-controller's object list (rows with `doc` when asked), with the caller's rights. */
