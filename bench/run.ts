@@ -3,7 +3,7 @@
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
  * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
- * BENCH_ONLY=http|events|listing|random|large|serialize (random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
+ * BENCH_ONLY=http|events|listing|random|large|serialize|sharing (sharing: only on request; random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { measureLargeInstall } from './large-install';
 import { measureLimitedListing } from './listing-acl';
 import { measureRandomReads } from './random-reads';
 import { measureSerializers } from './serialize';
+import { measureSharing } from './sharing';
 import { measureCompare, startRelease } from './compare';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 
@@ -95,6 +96,11 @@ async function main(): Promise<void> {
         if (!only || only === 'events') {
             result.events = await measureFanOut(rt, env('BENCH_POLLS', 10_000), env('BENCH_HOOKS', 1000));
             console.log(JSON.stringify(result.events, null, 2));
+        }
+        if (only === 'sharing') {
+            // on request only: it starts two Redis clusters of its own
+            result.sharing = await measureSharing(rt, env('BENCH_SECONDS', 3), env('BENCH_ROUNDS', 3));
+            console.log(JSON.stringify(result.sharing, null, 2));
         }
         result.adapterRssAfterMB = Math.round(rt.adapterRss());
     } finally {

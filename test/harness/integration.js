@@ -1,7 +1,7 @@
 'use strict';
 // End-to-end through @iobroker/testing: the packed adapter is installed next to a real js-controller,
 // started as `system.adapter.rest-api.0` and asked over HTTP. Run with mocha; scripts/test.js does so
-// after tap. Never run two harness suites at once: they share one test directory in the tmp dir.
+// beside tap. Never run two harness suites at once: they share one test directory in the tmp dir.
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { tests } = require('@iobroker/testing');
