@@ -49,8 +49,8 @@ if (!hasRedis() && !process.env.CI) {
             await call(`/v1/state/${ID}`);
         }
         const stale: number[] = [];
-        for (let val = 1; val <= 300; val++) {
-            if (val === 150) {
+        for (let val = 1; val <= 1000; val++) {
+            if (val === 500) {
                 // shift the turn: writes now land on the other instance
                 await call('/name');
             }
@@ -129,13 +129,13 @@ if (!hasRedis() && !process.env.CI) {
         }
     });
 
-    t.test('one instance killed in the middle of 400 reads at concurrency 10: every read succeeds', async t => {
+    t.test('one instance killed in the middle of 1,000 reads at concurrency 10: every read succeeds', async t => {
         const statuses: number[] = [];
         let issued = 0;
         const worker = async () => {
-            while (issued < 400) {
+            while (issued < 1000) {
                 issued++;
-                if (issued === 200) {
+                if (issued === 500) {
                     void cluster.nodes[1].kill();
                 }
                 statuses.push(await call(`/v1/state/${ID}`).then(
@@ -145,7 +145,7 @@ if (!hasRedis() && !process.env.CI) {
             }
         };
         await Promise.all(Array.from({ length: 10 }, worker));
-        t.equal(statuses.length, 400);
+        t.equal(statuses.length, 1000);
         t.same(
             statuses.filter(s => s !== 200),
             [],
