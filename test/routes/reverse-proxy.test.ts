@@ -96,6 +96,7 @@ t.test('through a trusted proxy every written URL is the public one, under eithe
 t.test('headers from an untrusted peer change nothing', async t => {
     const baseline = await urls(asPeer(proxied, STRANGER));
     t.same(await urls(asPeer(proxied, STRANGER, FORWARDED)), baseline, 'same URLs as without the headers');
+    t.notSame(await urls(asPeer(proxied, PROXY, FORWARDED)), baseline, 'while the trusted proxy sending the same is believed');
     t.same(await urls(asPeer(plain, PROXY, FORWARDED)), await urls(asPeer(plain, PROXY)), 'and with trustProxy empty, from any peer');
     t.equal(baseline.webhook, 'http://localhost:80/webhooks/door');
     t.same(baseline.servers, ['/']);
@@ -115,10 +116,19 @@ t.test('publicUrl names the public base for requests through the proxy, whatever
     t.same(await urls(asPeer(alone, STRANGER, other)), PUBLIC_URLS, 'without trustProxy: for every request');
 });
 
-t.test('the docs page asset loads under the public prefix', async t => {
-    const res = await proxied.request('/api-doc/docs-init.js', { remoteAddress: PROXY, headers: FORWARDED });
-    t.equal(res.status, 200);
-    t.match(res.text, /api-docs\/openapi\.json/, 'the document next to the page, relative to where it was loaded');
+t.test('the docs page and every asset it names load through the proxy', async t => {
+    const through = (path: string) => proxied.request(path, { remoteAddress: PROXY, headers: FORWARDED });
+    const page = await through('/api-doc/');
+    t.equal(page.status, 200);
+    const assets = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map(m => new URL(m[1], 'https://home.example.org/').pathname);
+    t.equal(assets.length, 6);
+    for (const asset of assets) {
+        // the proxy strips the public prefix before passing the request on
+        t.ok(asset.startsWith('/iobroker/api/'), asset);
+        t.equal((await through(asset.slice('/iobroker/api'.length))).status, 200, asset);
+    }
+    const init = await through('/api-doc/docs-init.js');
+    t.match(init.text, /'\.\.\/api-docs\/openapi\.json'/, 'the page finds the document relative to where it was loaded');
 });
 
 t.test('damping counts the forwarded client, and a peer that is not trusted cannot name another', async t => {
