@@ -4,6 +4,7 @@ import { authenticate, clientAddress } from './auth/authenticate';
 import type { AppServices } from './app-services';
 import { createBrowserGuard, isBrowserRequest } from './http/browser-guard';
 import { applyCors } from './http/cors';
+import { createForwarding, type PublicView } from './http/forwarded';
 import { HttpError, toErrorBody } from './http/http-error';
 import { parseQuery, type Query } from './http/query';
 import { largeBodyUnread, readFormBody, readJsonBody, readRawBody } from './http/read-body';
@@ -86,6 +87,14 @@ function writes(method: string | undefined, target: Target, query: Query): boole
     return route.writesOnGet === true || (route.writesOnGet?.(query) ?? false);
 }
 
+/** A path (and query) as the client outside a reverse proxy sees it: the public prefix in place of the mount. */
+function publicPath(text: string, mount: string, view: PublicView | undefined): string {
+    if (view?.prefix === undefined) {
+        return text;
+    }
+    return view.prefix + (text.toLowerCase().startsWith(mount.toLowerCase()) ? text.slice(mount.length) : text);
+}
+
 /** `/v1/state/:stateId`, `/v1/command/getState`, or `unmatched` for what no route took. */
 function metricsRoute(place: ErrorPlace): string {
     if (place.command) {
@@ -103,9 +112,11 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     const guard = createBrowserGuard(services.meta.config, { writes: !auth || !!services.identify, hosts: !auth && !services.identify });
     // longest first: `/rest-api/v1/` must not be read as a path under the root
     const mounts = prefixes.map(p => p.toLowerCase()).sort((a, b) => b.length - a.length);
+    // undefined unless trustProxy or publicUrl is set: then no request reads a forwarding header
+    const forwarding = createForwarding(services.meta.config);
 
-    async function context(req: IncomingMessage, query: Query): Promise<RequestContext> {
-        return createContext(services, await authenticate(services, req, query));
+    async function context(req: IncomingMessage, query: Query, view: PublicView | undefined): Promise<RequestContext> {
+        return createContext(services, await authenticate(services, req, query, view?.address));
     }
 
     /**
@@ -117,14 +128,14 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         return acl && createContext(services, acl);
     }
 
-    async function unmatched(req: IncomingMessage, path: string, query: Query): Promise<Reply> {
+    async function unmatched(req: IncomingMessage, path: string, query: Query, view: PublicView | undefined): Promise<Reply> {
         // the router folds duplicate slashes; so must this check, or `//v1//x` would skip credentials
         const folded = path.replace(/\/{2,}/g, '/');
         const mount = mounts.find(m => folded.toLowerCase().startsWith(`${m}/v1/`));
         const rest = mount === undefined ? '' : folded.slice(mount.length);
         if (mount !== undefined) {
             // like 4.0.2: an unknown /v1 path needs valid credentials before it learns anything
-            await context(req, query);
+            await context(req, query, view);
         }
         if (rest.toLowerCase().startsWith('/v1/command/')) {
             const name = rest.slice('/v1/command/'.length).split('/')[0];
@@ -160,6 +171,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         const q = url.indexOf('?');
         const path = q === -1 ? url : url.slice(0, q);
         const query = parseQuery(q === -1 ? '' : url.slice(q + 1));
+        const view = forwarding?.view(req);
         const browser = isBrowserRequest(req);
         if (browser) {
             guard.checkHost(req);
@@ -167,7 +179,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         // HEAD is answered like GET; send() leaves the body out
         const match = router.find((req.method === 'HEAD' ? 'GET' : req.method) as 'GET', path);
         if (!match) {
-            return send(req, res, await unmatched(req, path, query));
+            return send(req, res, await unmatched(req, path, query, view));
         }
         const target = match.store as Target;
         place.route = target.route ? `${target.route.method} ${target.route.path}` : '/v1/command/{name}';
@@ -181,23 +193,33 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         if (target.command) {
             // authentication failures keep the plain 4.0.2 body, without the command's `results`
-            const ctx = knownContext() ?? (await context(req, query));
+            const ctx = knownContext() ?? (await context(req, query, view));
             try {
                 const body = req.method === 'POST' ? await readJsonBody(req, services.meta.config.bodyLimit) : undefined;
-                const reply = commandReply(target.command, query, body, ctx, path);
+                const reply = commandReply(target.command, query, body, ctx, publicPath(path, target.prefix, view));
                 return send(req, res, reply instanceof Promise ? await reply : reply);
             } catch (err) {
                 return fail(req, res, err, place, commandErrorExtra(target.command));
             }
         }
         const { route } = target;
-        const ctx: RequestContext = route.public ? anonymous : (knownContext() ?? (await context(req, query).catch((err: unknown) => Promise.reject<RequestContext>(withChallenge(err, route)))));
+        const ctx: RequestContext = route.public ? anonymous : (knownContext() ?? (await context(req, query, view).catch((err: unknown) => Promise.reject<RequestContext>(withChallenge(err, route)))));
         if (!isAllowed(ctx.acl, route.permission) || !scopeAdmits(ctx, route)) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
         const params = routeParams(route, match.params as Record<string, string>);
         const input = routeInput(route, query);
-        const request: RouteRequest = { params, query, input, body: undefined, headers: req.headers, remoteAddress: clientAddress(req), prefix: target.prefix, url: req.url ?? '/' };
+        const request: RouteRequest = {
+            params,
+            query,
+            input,
+            body: undefined,
+            headers: req.headers,
+            remoteAddress: view?.address ?? clientAddress(req),
+            prefix: view?.prefix ?? target.prefix,
+            url: publicPath(url, target.prefix, view),
+            forwarded: view && (view.origin !== undefined || view.prefix !== undefined) ? { origin: view.origin } : undefined,
+        };
         await route.beforeBody?.(request, ctx);
         const limit = Math.min(route.bodyLimit ?? Infinity, services.meta.config.bodyLimit);
         request.body = route.body ? routeBody(route, await readRouteBody(req, route, limit)) : undefined;

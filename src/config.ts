@@ -1,3 +1,5 @@
+import { parsePublicUrl, parseTrustEntry } from './proxy-options';
+
 /** The instance's `native` settings after defaults and clamping, as every module reads them. */
 export interface Config {
     port: number;
@@ -46,6 +48,10 @@ export interface Config {
     inboundWebhooks: boolean;
     /** With auth on: let users create API tokens (`/v1/tokens`) and accept them as Bearer tokens. */
     apiTokens: boolean;
+    /** Addresses and CIDRs of reverse proxies whose X-Forwarded-* / Forwarded headers count; empty: none. */
+    trustProxy: string[];
+    /** The API's public base URL (e.g. `https://home.example.org/iobroker/api`); empty: as requests say. */
+    publicUrl: string;
 }
 
 export interface EventLimits {
@@ -131,5 +137,20 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
         // on unless switched off: a receiver exists only once an administrator created one
         inboundWebhooks: native.inboundWebhooks === undefined || bool(native.inboundWebhooks),
         apiTokens: native.apiTokens === undefined || bool(native.apiTokens),
+        // a malformed entry trusts nothing (configMistakes names it)
+        trustProxy: list(native.trustProxy).filter(entry => parseTrustEntry(entry)),
+        publicUrl: parsePublicUrl(str(native.publicUrl)) ? str(native.publicUrl).trim() : '',
     };
+}
+
+/** Settings that cannot be what the administrator meant: the instance says so and waits for a corrected configuration. */
+export function configMistakes(native: Record<string, unknown>): string[] {
+    const mistakes = list(native.trustProxy)
+        .filter(entry => !parseTrustEntry(entry))
+        .map(entry => `trustProxy: ${JSON.stringify(entry)} is not an IP address or CIDR (e.g. 192.168.1.10, 10.0.0.0/8, fd00::/8)`);
+    const publicUrl = str(native.publicUrl).trim();
+    if (publicUrl && !parsePublicUrl(publicUrl)) {
+        mistakes.push(`publicUrl: ${JSON.stringify(publicUrl)} is not an http(s) URL without query, credentials, "..", "//" (e.g. https://home.example.org/iobroker/api)`);
+    }
+    return mistakes;
 }

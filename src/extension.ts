@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createApp, type App } from './app';
 import type { AppServices } from './app-services';
-import { normalizeConfig } from './config';
+import { configMistakes, normalizeConfig } from './config';
 import { closeEvents, forwardChange, startEvents } from './lifecycle';
 import { EXTENSION_PREFIX } from './routing/router';
 import { createServices } from './services';
@@ -63,9 +63,12 @@ export default class RestApiExtension {
         this.services = services;
         this.app = createApp(services, routes);
         const prefix = `${BASE_PATH}/`;
+        const mistakes = configMistakes(instance.native ?? {});
+        // as the standalone process: said once, nothing served until the configuration is corrected
+        mistakes.forEach(mistake => adapter.log.error(`REST API ${namespace}: configuration mistake, not serving: ${mistake}`));
         webApp.use((req, res, next) => {
             const url = req.url ?? '';
-            if (url === BASE_PATH || url.startsWith(prefix) || url.startsWith(`${BASE_PATH}?`)) {
+            if (!mistakes.length && (url === BASE_PATH || url.startsWith(prefix) || url.startsWith(`${BASE_PATH}?`))) {
                 this.app.handle(req, res);
             } else {
                 next();

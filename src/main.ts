@@ -3,7 +3,7 @@ import type { Server as HttpsServer } from 'node:https';
 import * as utils from '@iobroker/adapter-core';
 import { createApp } from './app';
 import type { AppServices } from './app-services';
-import { normalizeConfig, type Config } from './config';
+import { configMistakes, normalizeConfig, type Config } from './config';
 import { close, createServer, listen, type Certificates } from './http/server';
 import { closeEvents, forwardChange, startEvents } from './lifecycle';
 import { sentryReporter } from './error-reports';
@@ -36,6 +36,12 @@ class RestApi extends utils.Adapter {
             this.log.info(`Runs as a part of web service ${config.webInstance}; no own server is started`);
             await this.setForeignStateAsync(`system.adapter.${this.namespace}.alive`, false, true);
             this.terminate(utils.EXIT_CODES.ADAPTER_REQUESTED_TERMINATION);
+            return;
+        }
+        const mistakes = configMistakes(this.config as Record<string, unknown>);
+        if (mistakes.length) {
+            // like a port in use: said once, and the instance waits for a corrected configuration
+            mistakes.forEach(mistake => this.log.error(`Configuration mistake, not serving: ${mistake}`));
             return;
         }
         const errors = sentryReporter(() => this.getPluginInstance('sentry'));

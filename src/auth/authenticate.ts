@@ -36,6 +36,7 @@ export function credentialsOf(headers: IncomingHttpHeaders, query: Query): Crede
     return {};
 }
 
+/** The socket's peer; behind a trusted reverse proxy the app passes the forwarded client instead (src/http/forwarded.ts). */
 export function clientAddress(req: IncomingMessage): string {
     return req.socket.remoteAddress ?? 'unknown';
 }
@@ -55,7 +56,7 @@ export interface Authentication {
  * (401 otherwise, 429 while password guessing is damped).
  * No `WWW-Authenticate` header: browsers would pop up a login dialog on every API call.
  */
-export async function authenticate(app: Authentication, req: IncomingMessage, query: Query): Promise<Acl> {
+export async function authenticate(app: Authentication, req: IncomingMessage, query: Query, address = clientAddress(req)): Promise<Acl> {
     const webUser = app.identify?.(req);
     if (webUser) {
         return app.auth.acls.get(webUser);
@@ -70,12 +71,12 @@ export async function authenticate(app: Authentication, req: IncomingMessage, qu
     const { user, password, token } = credentialsOf(req.headers, query);
     if (token !== undefined && isApiToken(token) && app.meta.config.apiTokens) {
         // the user's rights narrowed by the token's scope
-        return app.auth.tokens.verify(token, clientAddress(req));
+        return app.auth.tokens.verify(token, address);
     }
-    return app.auth.acls.get(await authenticatedUser(app, req, { user, password, token }));
+    return app.auth.acls.get(await authenticatedUser(app, address, { user, password, token }));
 }
 
-async function authenticatedUser(app: Authentication, req: IncomingMessage, { user, password, token }: Credentials): Promise<string> {
+async function authenticatedUser(app: Authentication, address: string, { user, password, token }: Credentials): Promise<string> {
     if (token !== undefined) {
         const owner = await accessTokenUser(app.sessionStore, token);
         if (!owner) {
@@ -87,5 +88,5 @@ async function authenticatedUser(app: Authentication, req: IncomingMessage, { us
     if (!user || password === undefined) {
         throw new HttpError('UNAUTHORIZED', 'User is required');
     }
-    return app.auth.credentials.check(user, password, clientAddress(req));
+    return app.auth.credentials.check(user, password, address);
 }

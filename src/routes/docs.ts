@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config';
-import { defineRoute, type Route } from '../routing/route';
+import type { RequestContext } from '../request-context';
+import { defineRoute, type Route, type RouteRequest } from '../routing/route';
 import { Reply } from '../http/send';
 import { DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../http/static-files';
 
@@ -13,6 +14,15 @@ const docsRoute = (path: string, handler: Route['handler'], isPublic = true): Ro
 
 /** Not in the document: the page, its assets and the document itself. */
 const HIDDEN = { '200': { description: 'The docs page, an asset, or the OpenAPI document' } };
+
+/** The OpenAPI document; through a reverse proxy its one server is the public base, so "Try it out" goes there. */
+function openapiReply({ prefix, forwarded }: RouteRequest, { meta }: RequestContext): Reply {
+    if (!forwarded) {
+        return Reply.json(meta.openapi);
+    }
+    const url = `${forwarded.origin ?? ''}${prefix || '/'}`;
+    return Reply.json({ ...meta.openapi, servers: [{ url, description: 'As reached through the reverse proxy (trustProxy, publicUrl)' }] });
+}
 
 /**
  * The interactive docs page: Swagger UI from swagger-ui-dist, served locally, and the OpenAPI
@@ -29,8 +39,8 @@ export function docsRoutes(config: Config): Route[] {
             return Reply.bytes(template.replaceAll('{{base}}', `${prefix}/api-doc/`), 'text/html; charset=utf-8');
         }),
         docsRoute('/api-doc/:file', async ({ params }) => (params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file))),
-        docsRoute('/api-docs/openapi.json', async (_req, { meta }) => Reply.json(meta.openapi), documentPublic),
+        docsRoute('/api-docs/openapi.json', async (req, ctx) => openapiReply(req, ctx), documentPublic),
         // the path of 4.0.2, kept for existing bookmarks and tools
-        docsRoute('/api-docs/swagger.json', async (_req, { meta }) => Reply.json(meta.openapi), documentPublic),
+        docsRoute('/api-docs/swagger.json', async (req, ctx) => openapiReply(req, ctx), documentPublic),
     ];
 }

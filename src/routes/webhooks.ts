@@ -24,8 +24,11 @@ function assertAdministrator(ctx: RequestContext): void {
     }
 }
 
-/** Where senders post: this server as the client reached it. */
+/** Where senders post: this server as the client reached it (through a trusted proxy: its public origin and prefix). */
 function receiverUrl(req: RouteRequest, secure: boolean, name: string): string {
+    if (req.forwarded?.origin) {
+        return `${req.forwarded.origin}${req.prefix}/webhooks/${name}`;
+    }
     const host = typeof req.headers.host === 'string' && /^[\w.:[\]-]+$/.test(req.headers.host) ? req.headers.host : '127.0.0.1';
     return `${secure ? 'https' : 'http'}://${host}${req.prefix}/webhooks/${name}`;
 }

@@ -22,10 +22,15 @@ export interface RouteRequest<Params = Record<string, string>, Input = Record<st
     headers: IncomingHttpHeaders;
     /** The client's address, e.g. for damping password guessing. */
     remoteAddress: string;
-    /** The prefix the request came in under (`''` or `/rest-api`), for links back to this server. */
+    /** The prefix the request came in under (`''` or `/rest-api`, or the public one), for links back to this server. */
     prefix: string;
     /** The path and query as the client sent them, for links to the next page. */
     url: string;
+    /**
+     * Set when a trusted proxy or `publicUrl` names the public base (src/http/forwarded.ts): `prefix` and
+     * `url` are then the public ones, and `origin` the public origin when it is known.
+     */
+    forwarded?: { origin?: string };
     /** Aborted when the client goes away; only for routes marked `waits`. */
     signal?: AbortSignal;
 }
