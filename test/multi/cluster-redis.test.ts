@@ -9,6 +9,8 @@ import { createState, createUser } from '../support/iobroker';
 import { startCluster, type Cluster } from '../support/cluster';
 import { hasRedis } from '../support/redis';
 import { basic } from '../support/raw-request';
+import { documentedConfig, HAPROXY, NGINX, runHaproxy, runNginx, skipWithout, substitute, type RunningProxy } from '../support/doc-proxy';
+import { freePort } from '../support/ports';
 import { openSse, type SseEvent } from '../support/sse-client';
 import { sleep, until } from '../support/until';
 
@@ -153,4 +155,65 @@ if (!hasRedis() && !process.env.CI) {
         );
         await cluster.nodes[1].start();
     });
+
+    /** 400 reads at concurrency 10 through `base`, instance B killed after 200; restarted after. */
+    const readsThroughKill = async (base: string): Promise<number[]> => {
+        const statuses: number[] = [];
+        let issued = 0;
+        const worker = async () => {
+            while (issued < 400) {
+                issued++;
+                if (issued === 200) {
+                    void cluster.nodes[1].kill();
+                }
+                statuses.push(await fetch(`${base}/v1/state/${ID}`, { headers: ADMIN }).then(
+                    async res => (await res.arrayBuffer(), res.status),
+                    () => 0,
+                ));
+            }
+        };
+        await Promise.all(Array.from({ length: 10 }, worker));
+        await cluster.nodes[1].start();
+        return statuses;
+    };
+
+    /** The documented configuration with the instances' and the public addresses filled in. */
+    const filledIn = (lang: string, publicLine: [string, string]): string =>
+        substitute(documentedConfig('several-instances.md', lang), {
+            '192.168.1.10:8093': `127.0.0.1:${cluster.nodes[0].port}`,
+            '192.168.1.11:8093': `127.0.0.1:${cluster.nodes[1].port}`,
+            [publicLine[0]]: publicLine[1],
+        });
+
+    for (const [name, binary, lang, publicLine, run] of [
+        ['nginx', NGINX, 'nginx', (port: number) => ['listen 80;', `listen 127.0.0.1:${port};`], runNginx],
+        ['HAProxy', HAPROXY, 'haproxy', (port: number) => ['bind :80 ', `bind 127.0.0.1:${port} `], runHaproxy],
+    ] as const) {
+        t.test(`the documented ${name} set-up: reads go on without an error while an instance is killed`, { skip: skipWithout(binary, lang === 'nginx' ? 'nginx-light' : 'haproxy') }, async t => {
+            if (!binary) {
+                t.fail(`${lang} is not installed`);
+                return;
+            }
+            const port = await freePort();
+            const base = `http://127.0.0.1:${port}`;
+            const proxy: RunningProxy = await run(filledIn(lang, publicLine(port) as [string, string]), `${base}/name`);
+            try {
+                const seen = new Set<string>();
+                for (let i = 0; i < 4; i++) {
+                    const res = await fetch(`${base}/v1/command/getCurrentInstance`, { headers: ADMIN });
+                    seen.add(String(((await res.json()) as { result: string }).result));
+                }
+                t.same([...seen].sort(), ['rest-api.0', 'rest-api.1'], 'requests reach both instances');
+                const statuses = await readsThroughKill(base);
+                t.equal(statuses.length, 400);
+                t.same(
+                    statuses.filter(s => s !== 200),
+                    [],
+                    `${name} retried what the dead instance did not answer`,
+                );
+            } finally {
+                await proxy.stop();
+            }
+        });
+    }
 }
