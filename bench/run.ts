@@ -3,10 +3,11 @@
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
  * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
- * BENCH_ONLY=http|events|listing|random|large|serialize|sharing (sharing: only on request; random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
+ * BENCH_ONLY=http|events|listing|random|large|serialize|sharing|conditional (sharing, conditional: only when named; random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { conditionalLine, measureConditional } from './conditional';
 import { measureFanOut } from './events';
 import { startRuntime } from './fixture';
 import { measureHttp, startBare, VALUE_ID } from './http';
@@ -92,6 +93,11 @@ async function main(): Promise<void> {
             const http = await measureHttp(rt, bare.baseUrl, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
             result.http = http;
             console.table(http);
+        }
+        // optional: run only when asked for, it is no hot path of its own
+        if (only === 'conditional' || process.env.BENCH_CONDITIONAL === '1') {
+            result.conditional = await measureConditional(rt, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3));
+            console.log(conditionalLine(result.conditional as Awaited<ReturnType<typeof measureConditional>>));
         }
         if (!only || only === 'events') {
             result.events = await measureFanOut(rt, env('BENCH_POLLS', 10_000), env('BENCH_HOOKS', 1000));

@@ -16,6 +16,7 @@ import { commandErrorExtra, commandReply } from './routes/command';
 import { routeBody, routeInput, routeParams } from './routing/route-input';
 import type { ErrorPlace } from './error-reports';
 import { Reply, send, sendError } from './http/send';
+import { NO_STORE } from './http/conditional';
 
 export interface App {
     /** The request listener, for a standalone server or mounted inside the web adapter. */
@@ -226,7 +227,11 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         request.signal = route.waits ? abortOnClose(res) : undefined;
         const answer = route.handler(request, ctx);
         const result = answer instanceof Promise ? await answer : answer;
-        send(req, res, result instanceof Reply ? result : Reply.json(result));
+        const reply = result instanceof Reply ? result : Reply.json(result);
+        if (route.noStore) {
+            Object.assign(reply.headers, NO_STORE);
+        }
+        send(req, res, reply);
     }
 
     return {

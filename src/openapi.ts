@@ -17,6 +17,7 @@ const ERROR_TEXT: Record<number, string> = {
     408: 'The request did not arrive in time, or the answer it waits for did not',
     409: 'Conflict with what exists',
     410: 'Gone: no longer exists in ioBroker',
+    412: 'Precondition failed: the stored version differs from If-Match (or exists despite If-None-Match: *); nothing was written; the ETag header names the current version when the caller may read it',
     413: 'The body is larger than `bodyLimit`',
     415: 'Unsupported media type',
     422: 'A parameter is missing or invalid; `details` names each',
@@ -131,26 +132,69 @@ const UPLOAD_BODY = {
     },
 };
 
-function documentedResponse({ description, content }: RouteResponse): Json {
+const header = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
+
+/** Every success answer says how it may be cached (src/http/conditional.ts). */
+const CACHE_HEADERS = { 'Cache-Control': header('CacheControl') };
+const VALIDATOR_HEADERS = { ...CACHE_HEADERS, ETag: header('ETag'), 'Last-Modified': header('LastModified') };
+
+/** The request and answer headers of conditional requests, declared once in `components`. */
+const CONDITIONAL_COMPONENTS = {
+    headers: {
+        CacheControl: { description: '`no-cache` (kept, but asked again each time), `no-store` for tokens and secrets', schema: { type: 'string' } },
+        ETag: { description: 'The version of this answer; send it back in If-None-Match (reads) or If-Match (writes)', schema: { type: 'string' } },
+        LastModified: { description: 'When it last changed (a state\'s ts), where the answer has such a time', schema: { type: 'string' } },
+    },
+    parameters: {
+        IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'ETags the client has (or *): 304 without a body when one is current', schema: { type: 'string' } },
+        IfModifiedSince: { name: 'If-Modified-Since', in: 'header', required: false, description: 'HTTP date: 304 when unchanged since (only without If-None-Match)', schema: { type: 'string' } },
+        IfMatch: { name: 'If-Match', in: 'header', required: false, description: 'Write only if the stored version has this ETag (or any, with *); 412 otherwise', schema: { type: 'string' } },
+        IfNoneMatchStar: { name: 'If-None-Match', in: 'header', required: false, description: '`*`: create only when absent; 412 otherwise', schema: { type: 'string' } },
+    },
+};
+
+const parameter = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });
+
+function documentedResponse({ description, content }: RouteResponse, headers: Json = CACHE_HEADERS): Json {
     if (!content) {
-        return { description };
+        return { description, headers };
     }
     const media = Object.entries(content).map(([type, schema]) => [type, { schema: plain(schema) }]);
-    return { description, content: Object.fromEntries(media) };
+    return { description, headers, content: Object.fromEntries(media) };
+}
+
+/** The header parameters and answers a route's conditional requests add. */
+function conditionalParts(route: Route): { parameters: Json[]; responses: Json; errors: number[] } {
+    switch (route.conditional) {
+        case 'read':
+            return {
+                parameters: [parameter('IfNoneMatch'), parameter('IfModifiedSince')],
+                responses: { '304': { description: 'Not modified: the version named in If-None-Match (or older than If-Modified-Since) is current; no body', headers: VALIDATOR_HEADERS } },
+                errors: [],
+            };
+        case 'write':
+            return { parameters: [parameter('IfMatch')], responses: {}, errors: [412] };
+        case 'create':
+            return { parameters: [parameter('IfMatch'), parameter('IfNoneMatchStar')], responses: {}, errors: [412] };
+        default:
+            return { parameters: [], responses: {}, errors: [] };
+    }
 }
 
 function routeOperation(route: Route, auth: boolean): Json {
-    const documented = Object.entries(route.responses).map(([status, response]) => [status, documentedResponse(response)]);
+    const validated = route.conditional === 'read';
+    const documented = Object.entries(route.responses).map(([status, response]) => [status, documentedResponse(response, validated && status === '200' ? VALIDATOR_HEADERS : CACHE_HEADERS)]);
     const path = namedPath(route);
     const parameters = [...pathParameters(route), ...queryParameters(route.query)];
-    const errors = errorStatuses({ permission: route.permission, public: route.public, params: parameters.length > 0, body: !!route.body, auth, extra: route.errors });
+    const conditional = conditionalParts(route);
+    const errors = errorStatuses({ permission: route.permission, public: route.public, params: parameters.length > 0, body: !!route.body, auth, extra: [...(route.errors ?? []), ...conditional.errors] });
     const op: Json = {
         summary: route.summary,
         description: route.description ?? route.summary,
         tags: [route.tag],
         operationId: `${route.method.toLowerCase()}${path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-        parameters,
-        responses: { ...Object.fromEntries(documented), ...errorResponses(errors) },
+        parameters: [...parameters, ...conditional.parameters],
+        responses: { ...Object.fromEntries(documented), ...conditional.responses, ...errorResponses(errors) },
     };
     if (route.permission) {
         op['x-permission'] = route.permission;
@@ -196,9 +240,9 @@ function commandOperations(cmd: Command, auth: boolean): Json {
     }
     const errors = (body: boolean): Json =>
         errorResponses(errorStatuses({ permission: cmd.permission, params: Object.keys(cmd.params.properties).length > 0, body, auth, extra: [...(cmd.errors ?? []), ...(cmd.adminOnly ? [404] : [])] }));
-    const success: Json = { '200': { description: envelopeText(cmd), content } };
+    const success: Json = { '200': { description: envelopeText(cmd), headers: CACHE_HEADERS, content } };
     if (cmd.multiStatus) {
-        success['207'] = { description: 'Some items failed, the others succeeded; the same body', content };
+        success['207'] = { description: 'Some items failed, the others succeeded; the same body', headers: CACHE_HEADERS, content };
     }
     const base = {
         tags: ['commands'],
@@ -301,6 +345,7 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             schemas: {
                 Error: plain(ErrorSchema),
             },
+            ...CONDITIONAL_COMPONENTS,
             ...(auth
                 ? {
                       securitySchemes: {

@@ -1,7 +1,8 @@
 /*
  * A typed client that works: openapi-typescript generates the types from the document the server
  * serves, examples/typed-client/client.ts (openapi-fetch) compiles against them under strict with no
- * casts and no `any`, and runs against the real server: it reads and writes a state, calls getState
+ * casts and no `any`, and runs against the real server: it reads and writes a state (and reads it
+ * again with If-None-Match: 304), calls getState
  * through /v1/command, reads an object and a listing, and gets a typed error body on 404.
  */
 import { execFile } from 'node:child_process';
@@ -69,6 +70,7 @@ t.test('types from the served document; the example compiles strictly and runs a
         written: 42,
         val: 42,
         ack: true,
+        unchanged: 304,
         commandVal: 42,
         objectType: 'state',
         objectName: 'Typed client',

@@ -19,6 +19,10 @@ async function main(): Promise<void> {
     const read = await client.GET('/v1/state/{stateId}', { params: { path: { stateId } } });
     const state = Array.isArray(read.data) ? read.data[0] : read.data;
 
+    // read again only if it changed: with the ETag of the last read the answer is 304, without a body
+    const etag = read.response.headers.get('ETag') ?? '';
+    const again = await client.GET('/v1/state/{stateId}', { params: { path: { stateId }, header: { 'If-None-Match': etag } } });
+
     // the same through the generic command path, in its {error, result} envelope
     const command = await client.GET('/v1/command/getState', { params: { query: { id: stateId } } });
 
@@ -31,6 +35,7 @@ async function main(): Promise<void> {
         written: written.data?.val,
         val: state?.val,
         ack: state?.ack,
+        unchanged: again.response.status,
         commandVal: command.data?.result?.val,
         objectType: object.data?.type,
         objectName: object.data?.common?.name,

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inertHeaders } from './active-content';
+import { bodyTag, NO_CACHE, notModified, validatorHeaders, type Validator } from './conditional';
 import { toErrorBody } from './http-error';
-import { dictionaryText, STREAM_FROM_ENTRIES, writeDictionary, type DictionaryBody } from './stream-json';
+import { dictionaryHash, dictionaryText, STREAM_FROM_ENTRIES, writeDictionary, type DictionaryBody } from './stream-json';
 
 /** The writing end of a streamed answer (server-sent events). */
 export interface StreamWriter {
@@ -23,6 +24,9 @@ interface StreamBody {
 
 /** What a route handler may return besides a plain JSON-able value. */
 export class Reply {
+    /** The version of a 200 answer (src/http/conditional.ts): `body` tags the bytes as sent. */
+    validator?: Validator | 'body';
+
     constructor(
         readonly status: number,
         readonly body: unknown,
@@ -33,6 +37,12 @@ export class Reply {
         readonly kind: 'json' | 'dictionary' | 'text' | 'bytes' | 'empty' | 'stream' | 'later',
         readonly headers: Record<string, string> = {},
     ) {}
+
+    /** This answer with ETag (and Last-Modified), answered 304 to a reader that has this version. */
+    validated(validator: Validator | 'body'): Reply {
+        this.validator = validator;
+        return this;
+    }
 
     static json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
         return new Reply(status, body, 'json', headers);
@@ -100,11 +110,17 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     if (res.headersSent || res.destroyed) {
         return;
     }
+    const headers: Record<string, string | number> = { ...reply.headers };
+    headers['Cache-Control'] ??= NO_CACHE;
+    const validator = reply.status === 200 ? reply.validator : undefined;
+    // a validator known before the body: a 304 costs no serialising (the hot path of dashboards)
+    if (validator !== undefined && validator !== 'body' && unchanged(req, res, validator, headers)) {
+        return;
+    }
     if (reply.kind === 'dictionary' && Object.keys((reply.body as DictionaryBody).entries).length > STREAM_FROM_ENTRIES) {
-        return sendDictionary(req, res, reply);
+        return sendDictionary(req, res, reply, headers);
     }
     let payload: string | Buffer | undefined;
-    const headers: Record<string, string | number> = { ...reply.headers };
     if (reply.kind === 'json') {
         payload = JSON.stringify(reply.body) ?? 'null';
         headers['Content-Type'] ??= JSON_TYPE;
@@ -114,10 +130,27 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     } else if (reply.kind !== 'empty') {
         payload = reply.body as string | Buffer;
     }
+    if (validator === 'body' && payload !== undefined && unchanged(req, res, { etag: bodyTag(payload) }, headers)) {
+        return;
+    }
     headers['Content-Length'] = payload === undefined ? 0 : Buffer.byteLength(payload);
     headers['X-Content-Type-Options'] = NOSNIFF;
     res.writeHead(reply.status, headers);
     res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+/** Adds the validator headers; answers 304 (no body, no content headers) and says so when the reader has this version. */
+function unchanged(req: IncomingMessage, res: ServerResponse, validator: Validator, headers: Record<string, string | number>): boolean {
+    validatorHeaders(validator, headers);
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !notModified(req.headers, validator)) {
+        return false;
+    }
+    delete headers['Content-Type'];
+    delete headers['Content-Length'];
+    headers['X-Content-Type-Options'] = NOSNIFF;
+    res.writeHead(304, headers);
+    res.end();
+    return true;
 }
 
 /** `answer` builds the reply when it is due, inside the error handling (it may run in an event's delivery). */
@@ -143,8 +176,12 @@ function sendLater(req: IncomingMessage, res: ServerResponse, wait: LaterAnswer)
 }
 
 /** A large listing, chunked: no Content-Length, since the length is known only at the end. */
-function sendDictionary(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
-    res.writeHead(reply.status, { ...reply.headers, 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': NOSNIFF });
+function sendDictionary(req: IncomingMessage, res: ServerResponse, reply: Reply, headers: Record<string, string | number>): void {
+    // hashed as it would be written, without holding the whole text
+    if (reply.validator === 'body' && unchanged(req, res, { etag: dictionaryHash(reply.body as DictionaryBody) }, headers)) {
+        return;
+    }
+    res.writeHead(reply.status, { ...headers, 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': NOSNIFF });
     if (req.method === 'HEAD') {
         res.end();
         return;
@@ -156,7 +193,7 @@ function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): vo
     const { start, signal } = reply.body as StreamBody;
     const writable = !res.headersSent && !res.destroyed;
     if (writable) {
-        res.writeHead(reply.status, { ...reply.headers, 'X-Content-Type-Options': NOSNIFF });
+        res.writeHead(reply.status, { 'Cache-Control': NO_CACHE, ...reply.headers, 'X-Content-Type-Options': NOSNIFF });
         if (req.method === 'HEAD') {
             res.end();
         } else {

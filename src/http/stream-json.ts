@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
 /** Up to this many entries a dictionary is sent as one body with a Content-Length, as always. */
@@ -14,6 +15,20 @@ export interface DictionaryBody {
 /** The whole text, exactly what `JSON.stringify` of the enveloped dictionary gives. */
 export function dictionaryText(body: DictionaryBody): string {
     return body.before + JSON.stringify(body.entries) + body.after;
+}
+
+/** The tag `bodyTag(dictionaryText(body))` gives (src/http/conditional.ts), hashed entry by entry instead of from one large text. */
+export function dictionaryHash(body: DictionaryBody): string {
+    const hash = createHash('sha1').update(`${body.before}{`);
+    let first = true;
+    for (const key of Object.keys(body.entries)) {
+        const value = JSON.stringify(body.entries[key]);
+        if (value !== undefined) {
+            hash.update(`${first ? '' : ','}${JSON.stringify(key)}:${value}`);
+            first = false;
+        }
+    }
+    return `"b${hash.update(`}${body.after}`).digest('base64url').slice(0, 22)}"`;
 }
 
 /**

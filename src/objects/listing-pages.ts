@@ -221,5 +221,6 @@ export function commandPage(ctx: ListingCaller, walkKey: string, params: Record<
  */
 export async function listingReply(ctx: ListingCaller, walkKey: string, listing: Listing, url: string, source: ListingSource): Promise<Reply> {
     const page = await listingPage(ctx.walks, callerWalk(ctx, walkKey), listing, source);
-    return Reply.dictionary(page.items, page.linkHeader(url));
+    // tagged by its bytes: a listing has no cheaper version (see docs/en/conditional-requests.md)
+    return Reply.dictionary(page.items, page.linkHeader(url)).validated('body');
 }

@@ -4,10 +4,15 @@ import type { Config } from '../config';
 import type { RequestContext } from '../request-context';
 import { defineRoute, type Route, type RouteRequest } from '../routing/route';
 import { Reply } from '../http/send';
-import { DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../http/static-files';
+import { ASSET_VERSION, DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder } from '../http/static-files';
+import { HttpError } from '../http/http-error';
+import { IMMUTABLE } from '../http/conditional';
 
 const docsPage = staticFolder(DOCS_PAGE_DIR);
 const swaggerUi = staticFolder(SWAGGER_UI_DIR);
+const versionedDocsPage = staticFolder(DOCS_PAGE_DIR, IMMUTABLE);
+const versionedSwaggerUi = staticFolder(SWAGGER_UI_DIR, IMMUTABLE);
+const ASSETS = `static/${ASSET_VERSION}/`;
 
 const docsRoute = (path: string, handler: Route['handler'], isPublic = true): Route =>
     defineRoute({ method: 'GET', path, summary: 'Docs page', tag: 'other', permission: null, public: isPublic, challenge: !isPublic, hidden: true, responses: HIDDEN, handler });
@@ -18,10 +23,10 @@ const HIDDEN = { '200': { description: 'The docs page, an asset, or the OpenAPI 
 /** The OpenAPI document; through a reverse proxy its one server is the public base, so "Try it out" goes there. */
 function openapiReply({ prefix, forwarded }: RouteRequest, { meta }: RequestContext): Reply {
     if (!forwarded) {
-        return Reply.json(meta.openapi);
+        return Reply.json(meta.openapi).validated('body');
     }
     const url = `${forwarded.origin ?? ''}${prefix || '/'}`;
-    return Reply.json({ ...meta.openapi, servers: [{ url, description: 'As reached through the reverse proxy (trustProxy, publicUrl)' }] });
+    return Reply.json({ ...meta.openapi, servers: [{ url, description: 'As reached through the reverse proxy (trustProxy, publicUrl)' }] }).validated('body');
 }
 
 /**
@@ -33,12 +38,22 @@ export function docsRoutes(config: Config): Route[] {
     const documentPublic = !config.auth || config.publicDocs;
     return [
         docsRoute('/', async ({ prefix }) => Reply.redirect(`${prefix}/api-doc/`)),
-        // asset links are absolute, so the page works with and without the trailing slash and under a prefix
-        docsRoute('/api-doc/', async ({ prefix }) => {
+        // asset links are relative, so the page works under any prefix (web's /rest-api, a proxy's path);
+        // without the trailing slash they go through `api-doc/`. The page is asked again each time
+        // (no-cache), its versioned assets are kept for a year.
+        docsRoute('/api-doc/', async ({ url }) => {
             const template = await readFile(join(DOCS_PAGE_DIR, 'index.html'), 'utf8');
-            return Reply.bytes(template.replaceAll('{{base}}', `${prefix}/api-doc/`), 'text/html; charset=utf-8');
+            const base = url.split('?')[0].endsWith('/') ? '' : 'api-doc/';
+            return Reply.bytes(template.replaceAll('{{base}}', base).replaceAll('{{assets}}', base + ASSETS), 'text/html; charset=utf-8');
         }),
         docsRoute('/api-doc/:file', async ({ params }) => (params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file))),
+        docsRoute('/api-doc/static/:version/:file', async ({ params }) => {
+            if (params.version !== ASSET_VERSION) {
+                // another version's asset must not be kept for a year under that version's path
+                throw new HttpError('NOT_FOUND', `File ${params.file} not found`);
+            }
+            return params.file.startsWith('docs-') ? versionedDocsPage(params.file) : versionedSwaggerUi(params.file);
+        }),
         docsRoute('/api-docs/openapi.json', async (req, ctx) => openapiReply(req, ctx), documentPublic),
         // the path of 4.0.2, kept for existing bookmarks and tools
         docsRoute('/api-docs/swagger.json', async (req, ctx) => openapiReply(req, ctx), documentPublic),

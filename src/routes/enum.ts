@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../routing/route';
+import { Reply } from '../http/send';
 import { dictionary, FreeObject, json, ObjectSchema } from '../http/schemas';
 
 const READ = { type: 'object', operation: 'read' } as const;
@@ -12,8 +13,9 @@ export const listEnumsRoute = defineRoute({
     tag: 'enum',
     permission: READ,
     responses: { '200': json(dictionary(dictionary(ObjectSchema, 'enum id → enum object'), 'category → its enums'), 'The enums by category') },
+    conditional: 'read',
     async handler(_req, ctx) {
-        return ctx.data.enums();
+        return Reply.json(await ctx.data.enums()).validated('body');
     },
 });
 
@@ -25,6 +27,7 @@ export const readEnumRoute = defineRoute({
     tag: 'enum',
     permission: READ,
     responses: { '200': json(Type.Array(Type.Object({ _id: Type.String(), common: Type.Optional(FreeObject) })), 'The enums of the category') },
+    conditional: 'read',
     async handler({ params }, ctx) {
         // `rooms` as in 4.0.2; `enum.rooms` is accepted too
         const category = `enum.${params.enumId.replace(/^enum\./, '')}.`;
@@ -35,6 +38,6 @@ export const readEnumRoute = defineRoute({
             const obj = row.value as ioBroker.Object | null;
             result.push({ _id: row.id, common: obj?.common && (await ctx.data.withVisibleMembers(obj)).common });
         }
-        return result;
+        return Reply.json(result).validated('body');
     },
 });

@@ -5,6 +5,11 @@ import { mergeObject } from '../objects/object-merge';
 import { listingParams, listingReply, pageParams } from '../objects/listing-pages';
 import { objectSource } from '../objects/listing-sources';
 import { assertInWriteScope } from '../access/read-checks';
+import { mayWriteObject } from '../access/write-policy';
+import { assertPrecondition, bodyTag, preconditionOf } from '../http/conditional';
+import { Reply } from '../http/send';
+import { KeyedLock } from '../storage/keyed-lock';
+import type { IncomingHttpHeaders } from 'node:http';
 import { writingContext, type RequestContext } from '../request-context';
 import { defineRoute } from '../routing/route';
 import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../http/schemas';
@@ -36,6 +41,26 @@ function readForWriting(ctx: RequestContext, id: string): Promise<ioBroker.Objec
     return writingContext(ctx).data.readObject(id, { objectId: id }, true);
 }
 
+/** Object writes of these routes, one at a time per id: a precondition and its write see no other write between them. */
+const objectWrites = new KeyedLock();
+
+/**
+ * Throws 412 unless the request's If-Match / If-None-Match hold for the stored object. The caller's
+ * write right comes first (403, not 412); `existing` was read with its read right, so the ETag in
+ * the answer is one it may see. The tag is that of the bytes a GET answers the caller.
+ */
+async function assertObjectPrecondition(ctx: RequestContext, headers: IncomingHttpHeaders, id: string, existing: ioBroker.Object | null): Promise<void> {
+    const precondition = preconditionOf(headers);
+    if (!precondition) {
+        return;
+    }
+    if (existing && !mayWriteObject(ctx.acl, id, existing, undefined, ctx.ownerOnly)) {
+        throw new HttpError('FORBIDDEN', 'permissionError', { context: { objectId: id } });
+    }
+    const current = existing ? bodyTag(JSON.stringify(await ctx.data.withVisibleMembers(existing))) : undefined;
+    assertPrecondition(precondition, current, { objectId: id });
+}
+
 async function writeObject(ctx: RequestContext, id: string, obj: ioBroker.SettableObject): Promise<void> {
     await ctx.data.setObject(id, obj, { objectId: id });
 }
@@ -56,9 +81,12 @@ export const getObjectRoute = defineRoute({
     permission: READ,
     responses: { '200': json(ObjectSchema, 'The object') },
     errors: [404],
+    conditional: 'read',
     handler({ params }, ctx) {
         const hit = ctx.data.peekObject(params.objectId, { objectId: params.objectId });
-        return hit === undefined ? readObject(ctx, params.objectId).then(obj => found(obj, params.objectId)) : found(hit, params.objectId);
+        // tagged by its bytes: js-controller keeps an object's `ts` when a write names one
+        const answer = (obj: ioBroker.Object | null): Reply => Reply.json(found(obj, params.objectId)).validated('body');
+        return hit === undefined ? readObject(ctx, params.objectId).then(answer) : answer(hit);
     },
 });
 
@@ -71,16 +99,21 @@ export const createObjectRoute = defineRoute({
     permission: WRITE,
     responses: { '200': json(WrittenObjectSchema, 'The object as written') },
     errors: [409],
+    conditional: 'create',
     body: 'json',
     requestBody: objectBody,
     async handler(req, ctx) {
         const id = req.params.objectId;
         const obj = objectFromBody(id, req.body, true);
-        if (await readForWriting(ctx, id)) {
-            throw new HttpError('CONFLICT', 'Object already exists', { context: { id } });
-        }
-        await writeObject(ctx, id, obj);
-        return obj;
+        return objectWrites.run(id, async () => {
+            const existing = await readForWriting(ctx, id);
+            await assertObjectPrecondition(ctx, req.headers, id, existing);
+            if (existing) {
+                throw new HttpError('CONFLICT', 'Object already exists', { context: { id } });
+            }
+            await writeObject(ctx, id, obj);
+            return obj;
+        });
     },
 });
 
@@ -92,20 +125,24 @@ export const updateObjectRoute = defineRoute({
     tag: 'object',
     permission: WRITE,
     responses: { '200': json(WrittenObjectSchema, 'The object after the merge') },
+    conditional: 'create',
     body: 'json',
     requestBody: Type.Object({}, { additionalProperties: true }),
     async handler(req, ctx) {
         const id = req.params.objectId;
-        const existing = await readForWriting(ctx, id);
-        if (!existing) {
-            const obj = objectFromBody(id, req.body, true);
-            await writeObject(ctx, id, obj);
-            return obj;
-        }
-        // a copy: js-controller completes the object it is given, and the cache shares `existing`
-        const merged = mergeObject(structuredClone(existing) as unknown as Record<string, unknown>, objectFromBody(id, req.body, false) as never);
-        await writeObject(ctx, id, merged as unknown as ioBroker.SettableObject);
-        return ctx.data.withVisibleMembers(merged);
+        return objectWrites.run(id, async () => {
+            const existing = await readForWriting(ctx, id);
+            await assertObjectPrecondition(ctx, req.headers, id, existing);
+            if (!existing) {
+                const obj = objectFromBody(id, req.body, true);
+                await writeObject(ctx, id, obj);
+                return obj;
+            }
+            // a copy: js-controller completes the object it is given, and the cache shares `existing`
+            const merged = mergeObject(structuredClone(existing) as unknown as Record<string, unknown>, objectFromBody(id, req.body, false) as never);
+            await writeObject(ctx, id, merged as unknown as ioBroker.SettableObject);
+            return ctx.data.withVisibleMembers(merged);
+        });
     },
 });
 
@@ -118,13 +155,18 @@ export const deleteObjectRoute = defineRoute({
     permission: WRITE,
     responses: { '200': json(Type.Object({}), 'Deleted: an empty object') },
     errors: [404],
-    async handler({ params }, ctx) {
+    conditional: 'write',
+    async handler({ params, headers }, ctx) {
         const id = params.objectId;
-        if (!(await readForWriting(ctx, id))) {
-            throw new HttpError('NOT_FOUND', 'object not found', { context: { objectId: id } });
-        }
-        await ctx.data.delObject(id, undefined, { objectId: id });
-        return {};
+        return objectWrites.run(id, async () => {
+            const existing = await readForWriting(ctx, id);
+            await assertObjectPrecondition(ctx, headers, id, existing);
+            if (!existing) {
+                throw new HttpError('NOT_FOUND', 'object not found', { context: { objectId: id } });
+            }
+            await ctx.data.delObject(id, undefined, { objectId: id });
+            return {};
+        });
     },
 });
 
@@ -141,6 +183,7 @@ export const listObjectsRoute = defineRoute({
         type: Type.Optional(Type.String({ description: 'Object type, e.g. state, channel, device' })),
         ...pageParams('object'),
     }),
+    conditional: 'read',
     handler({ input, url }, ctx) {
         const filter = safePattern('filter', input.filter || '*');
         const { type } = input;

@@ -13,6 +13,8 @@ import { writingContext, type RequestContext } from '../request-context';
 import { dictionary, json, ListedState, StateEntrySchema } from '../http/schemas';
 import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
+import { preconditionOf } from '../http/conditional';
+import { stateValidator } from '../states/state-tag';
 
 const READ = { type: 'state', operation: 'read' } as const;
 const WRITE = { type: 'state', operation: 'write' } as const;
@@ -49,6 +51,7 @@ export const readState = defineRoute({
         ),
     },
     errors: [404, 501],
+    conditional: 'read',
     query: Type.Object({
         withInfo: Type.Optional(Type.Boolean({ description: 'Merge the object into each answer' })),
         value: Type.Optional(Type.String({ description: 'Write this value (converted by the state type) to the first id' })),
@@ -61,12 +64,20 @@ export const readState = defineRoute({
         if (!stateId.includes(',') && !('value' in query) && !('toggle' in query)) {
             const hit = peekStateEntry(ctx, stateId.trim(), input.withInfo === true);
             if (hit) {
-                return hit;
+                return entryReply(hit, input.withInfo === true);
             }
         }
         return readStates(params, query, input, ctx);
     },
 });
+
+/**
+ * One state read, with its version: from the state's fields; with `withInfo` the object is part of
+ * the answer, so the bytes are tagged instead.
+ */
+function entryReply(entry: Record<string, unknown>, withInfo: boolean): Reply {
+    return Reply.json(entry).validated(withInfo ? 'body' : stateValidator(entry as Partial<ioBroker.State>));
+}
 
 /** `value` and `toggle` count by their presence, as in 4.0.2 (`?toggle`, `?value=` writes an empty text). */
 async function readStates(params: { stateId: string }, query: Query, input: { withInfo?: boolean; ack?: boolean; timeout?: number }, ctx: RequestContext): Promise<unknown> {
@@ -88,9 +99,9 @@ async function readStates(params: { stateId: string }, query: Query, input: { wi
     }
     const withInfo = input.withInfo === true;
     if (ids.length === 1) {
-        return readStateEntry(ctx, ids[0], withInfo);
+        return entryReply(await readStateEntry(ctx, ids[0], withInfo), withInfo);
     }
-    return Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)));
+    return Reply.json(await Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)))).validated('body');
 }
 
 export const updateState = defineRoute({
@@ -102,6 +113,7 @@ export const updateState = defineRoute({
     permission: WRITE,
     responses: { '200': json(StateEntrySchema, 'What was written, with the id; with timeout the acknowledged state') },
     errors: [404, 501],
+    conditional: 'write',
     body: 'json',
     query: Type.Object({ timeout: timeoutParam }),
     requestBody: Type.Object({
@@ -113,8 +125,8 @@ export const updateState = defineRoute({
         c: Type.Optional(Type.String()),
         from: Type.Optional(Type.String()),
     }),
-    async handler({ params, input, body }, ctx) {
-        return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body, timeoutOf(input));
+    async handler({ params, input, body, headers }, ctx) {
+        return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body, timeoutOf(input), preconditionOf(headers));
     },
 });
 
@@ -141,7 +153,7 @@ function plainReply(id: string, state: ioBroker.State | null, input: { extraPlai
     }
     const text = input.extraPlain === true ? String(state.val) : JSON.stringify(state.val) ?? 'null';
     // 4.0.2 clients got text/html; text/plain is what its docs promised and what is safe
-    return Reply.text(text, 'text/plain; charset=utf-8');
+    return Reply.text(text, 'text/plain; charset=utf-8').validated(stateValidator(state));
 }
 
 export const plainState = defineRoute({
@@ -153,6 +165,7 @@ export const plainState = defineRoute({
     permission: READ,
     responses: { '200': { description: 'The value as text', content: { 'text/plain': Type.String() } } },
     errors: [404],
+    conditional: 'read',
     query: Type.Object({
         extraPlain: Type.Optional(Type.Boolean({ description: 'String(val) instead of JSON.stringify(val)' })),
     }),
@@ -177,6 +190,7 @@ export const listStates = defineRoute({
     summary: 'All states matching a pattern, as a dictionary id → state',
     tag: 'state',
     permission: { type: 'state', operation: 'list' },
+    conditional: 'read',
     responses: { '200': json(dictionary(Type.Union([ListedState, Type.Null()]), 'id → state (only the asked fields with fields); null for an id without a value'), 'The states; a page when limit is given, the next one in the Link header') },
     query: Type.Object({
         filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })),

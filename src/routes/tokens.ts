@@ -10,6 +10,7 @@ import type { RequestContext } from '../request-context';
 import { defineRoute } from '../routing/route';
 import { json } from '../http/schemas';
 import { Reply } from '../http/send';
+import { NO_STORE } from '../http/conditional';
 
 /** The longest lifetime one may ask for: ten years. */
 const MAX_DAYS = 3650;
@@ -69,7 +70,7 @@ export const createTokenRoute = defineRoute({
         if ((await ctx.auth.tokens.list(ctx.user)).length >= MAX_TOKENS_PER_USER) {
             throw new HttpError('CONFLICT', `At most ${MAX_TOKENS_PER_USER} API tokens per user; revoke one first`);
         }
-        return Reply.json(await ctx.auth.tokens.create(ctx.user, wanted), 201);
+        return Reply.json(await ctx.auth.tokens.create(ctx.user, wanted), 201, { ...NO_STORE });
     },
 });
 

@@ -53,6 +53,7 @@ export const putWebhookRoute = defineRoute({
     optionalBody: true,
     requestBody: Type.Object({ secret: Type.Optional(Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters; `whsec_<base64>` for Standard Webhooks' })) }),
     responses: { '200': json(ReceiverSchema, 'The receiver, with its secret') },
+    noStore: true,
     async handler(req, ctx) {
         assertAdministrator(ctx);
         const secret = req.body?.secret;

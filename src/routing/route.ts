@@ -86,6 +86,12 @@ export interface Route {
     requestBody?: TSchema;
     /** The JSON body may be left out (its fields can come from the query instead). */
     optionalBody?: boolean;
+    /**
+     * Conditional requests it offers (src/http/conditional.ts), for the document: `read` answers ETag
+     * (and Last-Modified) and 304 to If-None-Match / If-Modified-Since; `write` takes If-Match (412);
+     * `create` also If-None-Match: * (create only when absent).
+     */
+    conditional?: 'read' | 'write' | 'create';
     /** The successful answers by status, each with its media types and body schemas. */
     responses: Record<string, RouteResponse>;
     /**
@@ -93,6 +99,8 @@ export interface Route {
      * meet (401, 403, 422, 400/413 with a body, 503) are added from its declaration.
      */
     errors?: number[];
+    /** The answer holds a token or secret: `Cache-Control: no-store` instead of `no-cache`. */
+    noStore?: boolean;
     /** Kept out of the OpenAPI document (docs assets, redirects). */
     hidden?: boolean;
     /**

@@ -13,6 +13,7 @@ export async function writeAndWaitForAck(
     id: string,
     state: ioBroker.SettableState,
     timeoutMs: number,
+    write: () => Promise<unknown> = () => ctx.data.setState(id, state, { id }),
 ): Promise<ioBroker.State> {
     let resolve!: (state: ioBroker.State) => void;
     const acked = new Promise<ioBroker.State>(r => (resolve = r));
@@ -34,7 +35,7 @@ export async function writeAndWaitForAck(
     armed = true;
     let timer: NodeJS.Timeout | undefined;
     try {
-        await ctx.data.setState(id, state, { id });
+        await write();
         const timedOut = new Promise<never>((_, reject) => {
             timer = setTimeout(
                 () => reject(new HttpError('NOT_IMPLEMENTED', 'timeout', { context: { id, val: state.val }, status: 501 })),

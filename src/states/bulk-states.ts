@@ -1,4 +1,5 @@
 import { HttpError, toErrorBody } from '../http/http-error';
+import type { Precondition } from '../http/conditional';
 import type { RequestContext } from '../request-context';
 import { projection, STATE_FIELDS, unknownFields } from '../objects/listing-pages';
 import { patchState } from './states';
@@ -12,7 +13,18 @@ export type BulkAnswer = Record<string, Record<string, unknown>>;
 
 function failure(err: unknown): Record<string, unknown> {
     const { status, body } = toErrorBody(err);
-    return { error: body.error, status };
+    // a failed ifMatch names the current version (only to a caller that may read it)
+    const etag = err instanceof HttpError ? err.headers?.ETag : undefined;
+    return etag ? { error: body.error, status, etag } : { error: body.error, status };
+}
+
+/** `ifMatch` of an entry in state form: the write happens only if the stored version has this ETag. */
+function entryPrecondition(state: Record<string, unknown>): { state: Record<string, unknown>; precondition?: Precondition } {
+    if (!('ifMatch' in state)) {
+        return { state };
+    }
+    const { ifMatch, ...rest } = state;
+    return { state: rest, precondition: { ifMatch: typeof ifMatch === 'string' ? ifMatch : '' } };
 }
 
 /** Runs `work` for every id, PARALLEL at a time. */
@@ -55,8 +67,9 @@ export async function writeStates(ctx: RequestContext, entries: Array<[string, u
         const given = values.get(key);
         try {
             // a state object when it carries `val`, otherwise the value itself (also an object for json states)
-            const state = (given && typeof given === 'object' && !Array.isArray(given) && 'val' in given ? given : { val: given }) as ioBroker.SettableState;
-            const written = await patchState(ctx, key, state, 0);
+            const entry = (given && typeof given === 'object' && !Array.isArray(given) && 'val' in given ? given : { val: given }) as Record<string, unknown>;
+            const { state, precondition } = entryPrecondition(entry);
+            const written = await patchState(ctx, key, state, 0, precondition);
             answer[key] = { val: written.val, ack: !!written.ack };
         } catch (err) {
             failed++;

@@ -1,4 +1,7 @@
+import { assertPrecondition, type Precondition } from '../http/conditional';
 import { HttpError } from '../http/http-error';
+import { KeyedLock } from '../storage/keyed-lock';
+import { stateTag } from './state-tag';
 import { writingContext, type RequestContext } from '../request-context';
 import { writeAndWaitForAck } from './ack-waiter';
 import { assertInWriteScope } from '../access/read-checks';
@@ -50,15 +53,15 @@ export interface StatePatch {
     from?: string;
 }
 
-/** One PATCH: the id or name resolved, `val` converted by the state's type, written with the caller's rights. */
-export async function patchState(ctx: RequestContext, idOrName: string, body: StatePatch, timeoutMs: number): Promise<Record<string, unknown>> {
+/** One PATCH: the id or name resolved, `val` converted by the state's type, written with the caller's rights (and only if `precondition` holds). */
+export async function patchState(ctx: RequestContext, idOrName: string, body: StatePatch, timeoutMs: number, precondition?: Precondition): Promise<Record<string, unknown>> {
     const { id, obj } = await resolveStateId(writingContext(ctx), idOrName);
     const state = { ...body };
     if ('val' in state) {
         state.val = convertBodyValue(state.val, stateCommon(obj)?.type, id);
     }
     // checked by the route's body schema; `val` now has the state's type
-    return writeState(ctx, id, state as ioBroker.SettableState, timeoutMs);
+    return writeState(ctx, id, state as ioBroker.SettableState, timeoutMs, precondition);
 }
 
 export interface WriteResult {
@@ -66,18 +69,37 @@ export interface WriteResult {
     id: string;
 }
 
-/** Writes a state; with a timeout, answers the acknowledged state instead of the request echo. */
+/** Every state write of this process, one at a time per id: a precondition and its write see no other write between them. */
+const stateWrites = new KeyedLock();
+
+/**
+ * Writes a state; with a timeout, answers the acknowledged state instead of the request echo. With
+ * a precondition (If-Match / If-None-Match) the write happens only if the stored version matches:
+ * the write right first (403), then the read right (403, never the tag), then 412.
+ */
 export async function writeState(
     ctx: RequestContext,
     id: string,
     state: ioBroker.SettableState,
     timeoutMs: number,
+    precondition?: Precondition,
 ): Promise<Record<string, unknown>> {
     assertInWriteScope(ctx, id);
+    const write = (): Promise<unknown> =>
+        stateWrites.run(id, async () => {
+            if (precondition) {
+                await ctx.data.assertMayWriteState(id);
+                await ctx.data.assertMayReadState(id);
+                // straight from js-controller: the cache may not have seen another adapter's write yet
+                const current = await ctx.data.getState(id, { id });
+                assertPrecondition(precondition, current ? stateTag(current) : undefined, { id });
+            }
+            return ctx.data.setState(id, state, { id });
+        });
     if (timeoutMs > 0) {
-        return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs)), id };
+        return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs, write)), id };
     }
-    await ctx.data.setState(id, state, { id });
+    await write();
     return { ...state, id };
 }
 

@@ -30,7 +30,8 @@ t.test('/ redirects to the docs page, which loads Swagger UI from this server', 
         const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map(m => m[1]);
         t.ok(assets.length >= 4);
         for (const asset of assets) {
-            const res = await checkedFetch(new URL(asset, `${iob.baseUrl}/api-doc/`));
+            // relative, as a browser resolves them against the page it loaded
+            const res = await checkedFetch(new URL(asset, `${iob.baseUrl}${path}`));
             t.equal(res.status, 200, `asset ${asset}`);
             await res.arrayBuffer();
         }

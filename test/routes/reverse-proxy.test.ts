@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inject } from 'light-my-request';
 import t from 'tap';
 import RestApiExtension from '../../src/extension';
+import { ASSET_VERSION } from '../../src/http/static-files';
 import { createState, createUser, type HttpAnswer } from '../support/iobroker';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 import { basic, toAnswer } from '../support/raw-request';
@@ -74,7 +75,8 @@ const asPeer = (app: InProcessApp, remoteAddress: string, headers: Record<string
 
 const PUBLIC_URLS = {
     redirect: [302, '/iobroker/api/api-doc/'],
-    assets: ['/iobroker/api/api-doc/../favicon.ico', '/iobroker/api/api-doc/swagger-ui.css', '/iobroker/api/api-doc/docs-page.css', '/iobroker/api/api-doc/swagger-ui-bundle.js', '/iobroker/api/api-doc/swagger-ui-standalone-preset.js', '/iobroker/api/api-doc/docs-init.js'],
+    // relative: right under any public path (the docs page test below loads them through the proxy)
+    assets: ['../favicon.ico', ...['swagger-ui.css', 'docs-page.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'docs-init.js'].map(file => `static/${ASSET_VERSION}/${file}`)],
     servers: ['https://home.example.org/iobroker/api'],
     link: `/iobroker/api/v1/states?filter=${P}.*&limit=1&cursor=C`,
     commandLink: `/iobroker/api/v1/command/getStates?pattern=${encodeURIComponent(`${P}.*`)}&limit=1&cursor=C`,
@@ -120,7 +122,7 @@ t.test('the docs page and every asset it names load through the proxy', async t 
     const through = (path: string) => proxied.request(path, { remoteAddress: PROXY, headers: FORWARDED });
     const page = await through('/api-doc/');
     t.equal(page.status, 200);
-    const assets = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map(m => new URL(m[1], 'https://home.example.org/').pathname);
+    const assets = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map(m => new URL(m[1], 'https://home.example.org/iobroker/api/api-doc/').pathname);
     t.equal(assets.length, 6);
     for (const asset of assets) {
         // the proxy strips the public prefix before passing the request on

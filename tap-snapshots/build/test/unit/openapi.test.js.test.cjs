@@ -10,6 +10,7 @@ Array [
   "GET /",
   "GET /api-doc/",
   "GET /api-doc/:file",
+  "GET /api-doc/static/:version/:file",
   "GET /api-docs/openapi.json",
   "GET /api-docs/swagger.json",
   "GET /name",
