@@ -49,7 +49,9 @@ export function parsePublicUrl(text: string): { origin: string; prefix: string }
         return undefined;
     }
     const prefix = validPrefix(url.pathname);
-    if (!validProto(url.protocol.slice(0, -1)) || url.username || url.password || url.search || url.hash || prefix === undefined || text.includes('\\')) {
+    // dot segments are resolved away by URL: a base written with them is a mistake to report, not to guess
+    const dotted = /\/(?:\.|%2e){1,2}(?:\/|$)/i.test(text);
+    if (!validProto(url.protocol.slice(0, -1)) || url.username || url.password || url.search || url.hash || prefix === undefined || text.includes('\\') || dotted) {
         return undefined;
     }
     return { origin: url.origin, prefix };
