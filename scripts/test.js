@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: build, seed the test DB snapshot once, run every tap test and, beside it, the
-// @iobroker/testing harness, and end with "N passed, N failed" over both.
-// With file arguments only tap runs, on those files; `--harness` runs only the harness.
+// `npm test`: build, seed the test DB snapshot once, run every tap test file (scripts/run-test-files.js)
+// and, beside them, the @iobroker/testing harness, and end with "N passed, N failed" over both.
+// With file arguments only those test files run; `--harness` runs only the harness.
 'use strict';
 const { execFileSync, spawn } = require('node:child_process');
 const { readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { runTestFiles } = require('./run-test-files');
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);
@@ -30,24 +31,13 @@ try {
     process.exit(1);
 }
 
-/** Runs tap and resolves with its counts; no summary line counts as a failure. */
+// the longest files start first, so none of them is left running alone at the end
+const LONGEST_FIRST = ['launcher-first-start', 'docs-page', 'defects', 'multi/cluster-hooks', 'auth/matrix', 'multi/cluster-redis', 'fuzz', 'launcher.test'];
+
+/** Every tap test file (or the ones named), four at a time, each in a plain node process. */
 function runTap() {
-    return new Promise(resolve => {
-        // tap's module-load recording is for coverage, which is off: excluding every file skips it
-        const env = { ...process.env, _TAPJS_PROCESSINFO_EXCLUDE_: '/./' };
-        const tap = spawn(process.execPath, [join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...tapArgs], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
-        let tail = '';
-        tap.stdout.on('data', chunk => {
-            process.stdout.write(chunk);
-            tail = (tail + chunk).slice(-4000);
-        });
-        tap.on('exit', code => {
-            // tap's closing summary: "# { total: 12, pass: 11, fail: 1 }"
-            const summary = /# \{ total: [^}]*\}/.exec(tail)?.[0];
-            const count = key => Number(new RegExp(`${key}: (\\d+)`).exec(summary ?? '')?.[1] ?? 0);
-            resolve({ pass: count('pass'), fail: summary ? count('fail') : 1, ok: code === 0 && !!summary });
-        });
-    });
+    const files = tapArgs.length ? tapArgs : undefined;
+    return runTestFiles(root, files ?? [], { jobs: Number(process.env.TEST_JOBS) || 4, timeoutMs: 180_000, first: files ? [] : LONGEST_FIRST });
 }
 
 /**
