@@ -54,7 +54,7 @@ t.test('installed with production dependencies only, every runtime file loads', 
     const install = join(work, 'install');
     mkdirSync(install);
     writeFileSync(join(install, 'package.json'), JSON.stringify({ name: 'install-check', private: true, scarfSettings: { enabled: false } }));
-    await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: install, env, timeout: 120_000 });
+    await run('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: install, env, timeout: 120_000 });
     const pkg = join(install, 'node_modules', 'iobroker.rest-api');
     for (const dev of ['typescript', 'tap', '@iobroker/testing', 'iobroker.js-controller']) {
         t.notOk(existsSync(join(install, 'node_modules', dev)), `devDependency ${dev} is not installed`);
