@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ChangeFeed, ChangeKind } from '../storage/change-feed';
-import { answerIdentities, type Answer, type PollingRegistry, type PollingSession, type PollingShare } from './polling';
+import { answerIdentities, reportsLoss, type Answer, type Handout, type PollingRegistry, type PollingSession, type PollingShare } from './polling';
 import type { Filter } from './hub';
 import type { Peers } from '../storage/peers';
 import type { StoragePort } from '../storage/port';
@@ -35,8 +35,10 @@ type Note =
     /** Created, subscriptions or timeout changed: copy it, then acknowledge `n`. */
     | ({ t: 'session'; n: number } & SessionRecord)
     | { t: 'ack'; to: string; n: number }
-    /** A poll handed these events out (none: the session is still polled). */
-    | { t: 'handed'; owner: string; sid: string; timeout: number; events: string[] }
+    /** A poll handed these events out (none: the session is still polled); `k` numbers the answer. */
+    | { t: 'handed'; owner: string; sid: string; timeout: number; events: string[]; k?: number; lossReported?: boolean }
+    /** Whether answer `k` reached the client: if not, or never told, its events count as lost. */
+    | { t: 'delivered'; owner: string; sid: string; k: number; reached: boolean }
     /** A new instance listens: tell it every session. */
     | { t: 'hello' };
 
@@ -44,6 +46,11 @@ const PATTERN = 'rest-api.*.polling';
 const INSTANCE = /^(rest-api\.\d+)\.polling$/;
 /** How long a change waits for the other instances' copies: one that died keeps its alive state for a while. */
 const ACK_WAIT_MS = 2_000;
+/**
+ * How long a poll waits to hear whether the previous answer, given by another instance, reached the
+ * client (it is told as the answer finishes, so normally before the client's next poll arrives).
+ */
+const DELIVERY_WAIT_MS = 1_000;
 
 function isSpec(value: unknown): value is SubscriptionSpec {
     const spec = value as SubscriptionSpec;
@@ -63,7 +70,17 @@ function isNote(value: unknown): value is Note {
         case 'ack':
             return typeof note.to === 'string' && typeof note.n === 'number';
         case 'handed':
-            return typeof note.owner === 'string' && typeof note.sid === 'string' && typeof note.timeout === 'number' && Array.isArray(note.events) && note.events.every(e => typeof e === 'string');
+            return (
+                typeof note.owner === 'string' &&
+                typeof note.sid === 'string' &&
+                typeof note.timeout === 'number' &&
+                (note.k === undefined || typeof note.k === 'number') &&
+                (note.lossReported === undefined || typeof note.lossReported === 'boolean') &&
+                Array.isArray(note.events) &&
+                note.events.every(e => typeof e === 'string')
+            );
+        case 'delivered':
+            return typeof note.owner === 'string' && typeof note.sid === 'string' && typeof note.k === 'number' && typeof note.reached === 'boolean';
         case 'hello':
             return true;
         default:
@@ -96,6 +113,10 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
     const toldAt = new WeakMap<PollingSession, number>();
     /** Changes of one session copied one after the other. */
     const copying = new Map<string, Promise<unknown>>();
+    let answers = 0;
+    /** Per session: the last answer another instance gave, until it tells that the answer reached the client. */
+    const unconfirmed = new WeakMap<PollingSession, { from: string; k: number; count: number }>();
+    const confirmedWaiters = new WeakMap<PollingSession, () => void>();
 
     /** Notes go out one by one, in order; resolves once this one is in the database. */
     const publish = (note: Note): Promise<void> => {
@@ -222,6 +243,28 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
                     session.timeout = note.timeout;
                     session.lastSeen = Date.now();
                     session.handedOut(note.events);
+                    if (note.lossReported) {
+                        session.lossReported();
+                    }
+                    if (unconfirmed.get(session)?.from !== from) {
+                        // an answer of another instance came after it: that one settled the earlier answer
+                        unconfirmed.delete(session);
+                    }
+                    if (note.k !== undefined && note.events.length) {
+                        unconfirmed.set(session, { from, k: note.k, count: note.events.length });
+                    }
+                }
+                return;
+            }
+            case 'delivered': {
+                const session = registry.get(note.owner, note.sid);
+                const waiting = session && unconfirmed.get(session);
+                if (session && waiting?.from === from && waiting.k === note.k) {
+                    unconfirmed.delete(session);
+                    if (!note.reached) {
+                        session.markLost(waiting.count);
+                    }
+                    confirmedWaiters.get(session)?.();
                 }
                 return;
             }
@@ -264,6 +307,23 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
         async beforePoll(session) {
             // the notes of polls answered elsewhere before this one arrived are applied
             await barrier();
+            const previous = unconfirmed.get(session);
+            if (previous) {
+                // the previous answer came from another instance: did it reach the client? An instance
+                // that died while answering never says so, and its events count as lost
+                await new Promise<void>(resolve => {
+                    const timer = setTimeout(resolve, DELIVERY_WAIT_MS);
+                    confirmedWaiters.set(session, () => {
+                        clearTimeout(timer);
+                        resolve();
+                    });
+                });
+                confirmedWaiters.delete(session);
+                if (unconfirmed.get(session) === previous) {
+                    unconfirmed.delete(session);
+                    session.markLost(previous.count);
+                }
+            }
             if (Date.now() - (toldAt.get(session) ?? 0) > session.timeout / 3) {
                 // polled here only: the others' copies must not be collected, nor the record expire
                 toldAt.set(session, Date.now());
@@ -272,12 +332,23 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
             }
         },
 
-        async handed(session, answer: Answer) {
+        async handed(session, answer: Answer): Promise<Handout | undefined> {
             const events = answerIdentities(answer);
-            if (events.length) {
-                toldAt.set(session, Date.now());
-                await publish({ t: 'handed', owner: session.user, sid: session.sid, timeout: session.timeout, events });
+            const lossReported = reportsLoss(answer);
+            if (!events.length && !lossReported) {
+                return undefined;
             }
+            const k = ++answers;
+            toldAt.set(session, Date.now());
+            await publish({ t: 'handed', owner: session.user, sid: session.sid, timeout: session.timeout, events, k, ...(lossReported ? { lossReported } : {}) });
+            return events.length ? { k, count: events.length } : undefined;
+        },
+
+        delivered(session, handout, reached) {
+            if (!reached) {
+                session.markLost(handout.count);
+            }
+            void publish({ t: 'delivered', owner: session.user, sid: session.sid, k: handout.k, reached });
         },
 
         async start() {

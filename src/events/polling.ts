@@ -35,6 +35,18 @@ export function answerIdentities(answer: Answer): string[] {
     return all.filter(each => 'state' in each || 'obj' in each).map(eventIdentity);
 }
 
+/** Whether an answer reports an overflow (first, or alone). */
+export function reportsLoss(answer: Answer): boolean {
+    const first = Array.isArray(answer) ? answer[0] : answer;
+    return !!first && 'overflow' in first;
+}
+
+/** One answer of a shared session with events: its number among this instance's answers, and how many. */
+export interface Handout {
+    k: number;
+    count: number;
+}
+
 /** How several instances on one database share sessions (src/events/polling-share.ts). */
 export interface PollingShare {
     /** True while other instances live: only then do sessions cost database writes. */
@@ -46,7 +58,9 @@ export interface PollingShare {
     /** Before a poll takes events: what other instances handed out before is dropped here. */
     beforePoll(session: PollingSession): Promise<void>;
     /** Tells the other instances which events `answer` hands out; resolves before it may go. */
-    handed(session: PollingSession, answer: Answer): Promise<void>;
+    handed(session: PollingSession, answer: Answer): Promise<Handout | undefined>;
+    /** Whether that answer reached the client: the others stop waiting for it, or report its events lost. */
+    delivered(session: PollingSession, handout: Handout, reached: boolean): void;
 }
 
 /** What a poll answers on the wire: each event's text is made once for all sessions. */
@@ -71,6 +85,8 @@ export class PollingSession implements Sink {
     private handedElsewhere: Map<string, number> | null = null;
     /** Copied from the shared record: what the instance that held it had queued is lost, count unknown. */
     private lost = false;
+    /** Events handed out whose answer never reached the client (counted). */
+    private undelivered = 0;
 
     constructor(
         readonly user: string,
@@ -154,9 +170,22 @@ export class PollingSession implements Sink {
         }
     }
 
-    /** The next poll answers `{"overflow":true}` first: events were lost, how many is not known. */
-    markLost(): void {
-        this.lost = true;
+    /**
+     * The next poll answers an overflow first: `{"overflow":true}` when how many were lost is not
+     * known, else `{"overflow":true,"dropped":n}`.
+     */
+    markLost(count?: number): void {
+        if (count === undefined) {
+            this.lost = true;
+        } else {
+            this.undelivered += count;
+        }
+    }
+
+    /** Another instance reported the loss: this copy must not report it again. */
+    lossReported(): void {
+        this.lost = false;
+        this.undelivered = 0;
     }
 
     private alreadyHanded(event: EventBody): boolean {
@@ -164,10 +193,11 @@ export class PollingSession implements Sink {
     }
 
     private take(batch: boolean): Answer {
-        const dropped = this.queue.takeDropped();
+        const dropped = this.queue.takeDropped() + this.undelivered;
         if (dropped || this.lost) {
             const overflow = this.lost ? { overflow: true as const } : { overflow: true as const, dropped };
             this.lost = false;
+            this.undelivered = 0;
             if (!batch) {
                 return overflow;
             }

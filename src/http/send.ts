@@ -38,6 +38,14 @@ export class Reply {
         readonly headers: Record<string, string> = {},
     ) {}
 
+    /** Told once whether the whole answer reached the connection (false: the client was gone first). */
+    afterSent?: (delivered: boolean) => void;
+
+    whenSent(done: (delivered: boolean) => void): Reply {
+        this.afterSent = done;
+        return this;
+    }
+
     /** This answer with ETag (and Last-Modified), answered 304 to a reader that has this version. */
     validated(validator: Validator | 'body'): Reply {
         this.validator = validator;
@@ -107,6 +115,9 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     if (reply.kind === 'later') {
         return sendLater(req, res, reply.body as LaterAnswer);
     }
+    if (reply.afterSent) {
+        watchDelivery(res, reply.afterSent);
+    }
     if (res.headersSent || res.destroyed) {
         return;
     }
@@ -154,6 +165,23 @@ function unchanged(req: IncomingMessage, res: ServerResponse, validator: Validat
 }
 
 /** `answer` builds the reply when it is due, inside the error handling (it may run in an event's delivery). */
+/** `finish`: every byte went to the connection; a close before it, or a connection already gone: not. */
+function watchDelivery(res: ServerResponse, done: (delivered: boolean) => void): void {
+    if (res.destroyed) {
+        queueMicrotask(() => done(false));
+        return;
+    }
+    let told = false;
+    const tell = (delivered: boolean): void => {
+        if (!told) {
+            told = true;
+            done(delivered);
+        }
+    };
+    res.once('finish', () => tell(true));
+    res.once('close', () => tell(res.writableFinished));
+}
+
 function sendLater(req: IncomingMessage, res: ServerResponse, wait: LaterAnswer): void {
     let answered = false;
     const reply = (answer: () => Reply): void => {

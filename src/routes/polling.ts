@@ -42,7 +42,13 @@ async function sharedPoll(share: PollingShare, { owner, sid, connect, timeout, b
     return Reply.later(reply =>
         session.wait(batch, signal, answer => {
             // told before it goes: a next poll on another instance must not hand out the same events again
-            void share.handed(session, answer).then(() => reply(() => Reply.text(answerText(answer), 'text/plain')));
+            void share.handed(session, answer).then(handout =>
+                reply(() => {
+                    const text = Reply.text(answerText(answer), 'text/plain');
+                    // an answer cut off (the client, or this instance, gone) must not lose its events silently
+                    return handout ? text.whenSent(reached => share.delivered(session, handout, reached)) : text;
+                }),
+            );
         }),
     );
 }

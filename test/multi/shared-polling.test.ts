@@ -108,3 +108,41 @@ t.test('an instance that starts later answers the session: its events, or overfl
     const listed = await two.request('/v1/states/subscribe?sid=alt&method=polling', { headers: WATCHER });
     t.same(listed.json, { states: [ID] });
 });
+
+/** A note as instance rest-api.7 would write it (one that answered a poll and then died, or not). */
+// a state of their own: the app closed above shared the test adapter's subscription of ID with the others
+const ID2 = '0_userdata.0.shared.poll2';
+t.before(() => createState(host.storage, ID2, { type: 'number' }, 0));
+const noteFrom7 = (note: Record<string, unknown>) =>
+    host.storage.states.setStateAsync('rest-api.7.polling', { val: JSON.stringify(note), ack: true, from: 'system.adapter.rest-api.7' });
+
+t.test('an answer another instance handed out but never said reached the client: the next poll here reports it lost, with the count', async t => {
+    t.equal((await zero.request('/v1/polling?sid=died&connect&timeout=3000', { headers: WATCHER })).text, '_');
+    t.equal((await one.request(`/v1/state/${ID2}/subscribe?sid=died&method=polling`, { headers: WATCHER })).status, 200);
+    // rest-api.7 tells it hands out two events, then dies before its answer went out: no 'delivered'
+    await noteFrom7({ t: 'handed', owner: 'system.user.watcher', sid: 'died', timeout: 3000, events: ['state:x:1', 'state:x:2'], k: 1 });
+    await sleep(100);
+    const started = Date.now();
+    const answer = await one.request('/v1/polling?sid=died&timeout=3000', { headers: WATCHER });
+    t.same(JSON.parse(answer.text || 'null'), { overflow: true, dropped: 2 }, 'never silently missing');
+    t.ok(Date.now() - started < 2500, 'after a short wait for the confirmation, not the whole poll timeout');
+    const other = await zero.request('/v1/polling?sid=died&batch=true&timeout=1000', { headers: WATCHER });
+    t.equal(other.text, '', 'the instance that reported it tells the other, which does not report it again');
+});
+
+t.test('an answer another instance confirms is not reported; one it says did not reach the client is', async t => {
+    t.equal((await zero.request('/v1/polling?sid=told&connect&timeout=3000', { headers: WATCHER })).text, '_');
+    t.equal((await one.request(`/v1/state/${ID2}/subscribe?sid=told&method=polling`, { headers: WATCHER })).status, 200);
+    await noteFrom7({ t: 'handed', owner: 'system.user.watcher', sid: 'told', timeout: 3000, events: ['state:x:3'], k: 5 });
+    await sleep(50);
+    await noteFrom7({ t: 'delivered', owner: 'system.user.watcher', sid: 'told', k: 5, reached: true });
+    const poll = one.request('/v1/polling?sid=told&timeout=3000', { headers: WATCHER });
+    await sleep(50);
+    await host.storage.states.setStateAsync(ID2, { val: 400, ack: true, from: 'system.adapter.test.0' });
+    t.match(JSON.parse((await poll).text || 'null'), { state: { val: 400 } }, 'confirmed: no overflow, the next event');
+    await noteFrom7({ t: 'handed', owner: 'system.user.watcher', sid: 'told', timeout: 3000, events: ['state:x:4', 'state:x:5', 'state:x:6'], k: 6 });
+    await sleep(50);
+    await noteFrom7({ t: 'delivered', owner: 'system.user.watcher', sid: 'told', k: 6, reached: false });
+    const lost = await zero.request('/v1/polling?sid=told&timeout=3000', { headers: WATCHER });
+    t.same(JSON.parse(lost.text || 'null'), { overflow: true, dropped: 3 }, 'the client went away before the answer: reported');
+});
