@@ -50,36 +50,49 @@ export function hopAddress(text: string): string | undefined {
     return isIP(hop) ? hop : undefined;
 }
 
-/** RFC 7239: elements (one per proxy) of `key=value` pairs; values are tokens or quoted strings. */
-export function parseForwarded(header: string): Array<Record<string, string>> {
+/**
+ * RFC 7239: elements (one per proxy) of `key=value` pairs; values are tokens or quoted strings.
+ * Undefined when the header cannot be read safely: an unterminated quote, or text after a closing
+ * one, could hide the element a proxy appended behind what the client wrote itself.
+ */
+export function parseForwarded(header: string): Array<Record<string, string>> | undefined {
     const elements: Array<Record<string, string>> = [];
     let pairs: Record<string, string> = Object.create(null);
+    const n = header.length;
     let i = 0;
-    while (i < header.length) {
+    while (i <= n) {
+        const next = header.slice(i).search(/[;,]/);
+        const stop = next === -1 ? n : i + next;
         const eq = header.indexOf('=', i);
-        const stop = header.slice(i).search(/[;,]/);
-        if (eq === -1 || (stop !== -1 && i + stop < eq)) {
-            // a pair without value: skip it
-            i = stop === -1 ? header.length : i + stop;
-        } else {
+        if (eq !== -1 && eq < stop) {
             const key = header.slice(i, eq).trim().toLowerCase();
             let value = '';
             i = eq + 1;
             if (header[i] === '"') {
-                for (i++; i < header.length && header[i] !== '"'; i++) {
-                    value += header[i] === '\\' ? header[++i] ?? '' : header[i];
+                for (i++; i < n && header[i] !== '"'; i++) {
+                    value += header[i] === '\\' ? (header[++i] ?? '') : header[i];
                 }
-                i++;
+                if (i >= n) {
+                    return undefined;
+                }
+                const after = header.slice(i + 1).search(/[;,]/);
+                const end = after === -1 ? n : i + 1 + after;
+                if (header.slice(i + 1, end).trim()) {
+                    return undefined;
+                }
+                i = end;
+            } else {
+                value = header.slice(i, stop).trim();
+                i = stop;
             }
-            const end = header.slice(i).search(/[;,]/);
-            const rest = end === -1 ? header.slice(i) : header.slice(i, i + end);
-            value += rest.trim();
-            i = end === -1 ? header.length : i + end;
             if (key && !(key in pairs)) {
                 pairs[key] = value;
             }
+        } else {
+            // a pair without value: skipped
+            i = stop;
         }
-        if (header[i] === ',' || i >= header.length) {
+        if (i >= n || header[i] === ',') {
             elements.push(pairs);
             pairs = Object.create(null);
         }
@@ -88,9 +101,13 @@ export function parseForwarded(header: string): Array<Record<string, string>> {
     return elements.filter(e => Object.keys(e).length);
 }
 
-function first(header: string | string[] | undefined): string | undefined {
-    const text = Array.isArray(header) ? header[0] : header;
-    return text?.split(',')[0];
+/**
+ * The value the nearest proxy set: the last one. A proxy that appends to what the client sent (rather
+ * than replacing it) would otherwise let the client's own value win.
+ */
+function nearest(header: string | string[] | undefined): string | undefined {
+    const text = Array.isArray(header) ? header.join(',') : header;
+    return text?.split(',').at(-1);
 }
 
 /** Whether the proxy options do anything: when not, nothing of this runs per request. */
@@ -144,12 +161,13 @@ export function createForwarding(options: ProxyOptions): Forwarding | undefined 
             const { headers } = req;
             const xff = headers['x-forwarded-for'];
             let address = peer;
-            let proto = validProto(first(headers['x-forwarded-proto']));
-            let host = validHost(first(headers['x-forwarded-host']));
+            let proto = validProto(nearest(headers['x-forwarded-proto']));
+            let host = validHost(nearest(headers['x-forwarded-host']));
             if (xff !== undefined) {
                 address = client(String(xff).split(','), peer).address;
             } else if (typeof headers.forwarded === 'string') {
-                const elements = parseForwarded(headers.forwarded);
+                // unreadable: as if the proxy had sent nothing
+                const elements = parseForwarded(headers.forwarded) ?? [];
                 const found = client(elements.map(e => e.for ?? ''), peer);
                 address = found.address;
                 // proto and host of the proxy that saw the client, never of what the client itself sent before it
@@ -160,7 +178,7 @@ export function createForwarding(options: ProxyOptions): Forwarding | undefined 
             if (fixed) {
                 return { address, ...fixed };
             }
-            const prefix = validPrefix(first(headers['x-forwarded-prefix']));
+            const prefix = validPrefix(nearest(headers['x-forwarded-prefix']));
             const scheme = proto ?? ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
             const origin = proto || host ? ((host ??= validHost(headers.host)) && `${scheme}://${host}`) : undefined;
             return { address, origin, prefix };

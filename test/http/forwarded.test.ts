@@ -90,9 +90,13 @@ t.test('RFC 7239 Forwarded: elements, pairs, quoted values', async t => {
     t.same(parseForwarded('for="a,b;c";proto=https'), [{ for: 'a,b;c', proto: 'https' }], 'separators inside quotes');
     t.same(parseForwarded('for="a\\"b"'), [{ for: 'a"b' }], 'escapes');
     t.same(parseForwarded('junk;;,for=1.2.3.4,,'), [{ for: '1.2.3.4' }], 'empty and valueless parts skipped');
-    t.same(parseForwarded('for="unterminated'), [{ for: 'unterminated' }], 'an unterminated quote ends the header');
+    t.equal(parseForwarded('for="unterminated'), undefined, 'an unterminated quote makes the header unreadable');
+    // what a client writes, then what an appending proxy adds: the quote must not swallow the proxy's part
+    t.equal(parseForwarded('for=198.51.100.66;proto=https;host=evil.example;x=", for=192.0.2.10'), undefined, 'an open quote hiding the proxy element');
+    t.equal(parseForwarded('for="1.2.3.4"x, for=5.6.7.8'), undefined, 'text after a closing quote');
+    t.same(parseForwarded('for=1.2.3.4;'), [{ for: '1.2.3.4' }], 'a trailing separator keeps the last element');
     t.same(parseForwarded('for=1.1.1.1;for=2.2.2.2'), [{ for: '1.1.1.1' }], 'a repeated key: the first counts');
-    t.same(Object.keys(parseForwarded('__proto__=x;for=1.2.3.4')[0]).sort(), ['__proto__', 'for'], 'no prototype games');
+    t.same(Object.keys(parseForwarded('__proto__=x;for=1.2.3.4')![0]).sort(), ['__proto__', 'for'], 'no prototype games');
 });
 
 t.test('an untrusted peer: every forwarding header ignored', async t => {
@@ -148,8 +152,10 @@ t.test('public origin and prefix from a trusted proxy, validated', async t => {
         origin: 'https://home.example.org',
         prefix: '/iobroker/api',
     });
-    t.equal(trusted({ 'x-forwarded-host': 'a.example, b.example' }).origin, 'http://a.example', 'the first host');
-    t.equal(trusted({ 'x-forwarded-proto': 'HTTPS, http', host: 'home.example.org' }).origin, 'https://home.example.org', 'the proto alone: the Host header names the host');
+    // a proxy that appends: the client's own value comes first, the proxy's last
+    t.equal(trusted({ 'x-forwarded-host': 'evil.example, b.example' }).origin, 'http://b.example', 'the host the nearest proxy set');
+    t.equal(trusted({ 'x-forwarded-prefix': '/evil, /iobroker/api', 'x-forwarded-host': 'b.example' }).prefix, '/iobroker/api', 'and its prefix');
+    t.equal(trusted({ 'x-forwarded-proto': 'http, HTTPS', host: 'home.example.org' }).origin, 'https://home.example.org', 'the proto alone: the Host header names the host');
     t.equal(trusted({ 'x-forwarded-proto': 'https', host: 'bad/host' }).origin, undefined, 'no valid host: no origin');
     t.equal(trusted({ 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'evil.example/x' }).origin, undefined);
     t.equal(trusted({ 'x-forwarded-proto': 'https\r\nX-Evil: 1', 'x-forwarded-host': 'h.example' }).origin, 'http://h.example', 'a proto with CRLF is no proto');
