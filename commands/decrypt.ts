@@ -11,6 +11,7 @@ export default defineCommand({
     envelope: 'result',
     result: Type.String(),
     adminOnly: true,
+    noStore: true,
     async handler({ encryptedText }, ctx) {
         return ctx.data.decrypt(await systemSecret(ctx.data), encryptedText);
     },

@@ -52,6 +52,8 @@ export interface Command<S extends TObject = TObject> {
     account?: boolean;
     /** Hidden and answered with 404 when `noAdminCommands` is set. */
     adminOnly?: boolean;
+    /** The answer carries a secret (a decrypted password): no cache may keep it. */
+    noStore?: boolean;
     binary?: { response?: boolean; request?: boolean };
     /** The answer, or a promise of it: hot paths answer from caches without one. */
     handler(params: Static<S>, ctx: RequestContext): unknown;

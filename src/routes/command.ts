@@ -6,6 +6,7 @@ import type { RawParams } from '../http/parse-params';
 import type { Query } from '../http/query';
 import type { RequestContext } from '../request-context';
 import { runCommand } from '../command-runtime/run-command';
+import { NO_STORE } from '../http/conditional';
 import { Reply } from '../http/send';
 
 function isJsonObject(value: unknown): value is RawParams {
@@ -33,7 +34,13 @@ export function commandReply(cmd: Command, query: Query, body: unknown, ctx: Req
     const params: RawParams = fromBody ? { ...query, ...fromBody } : query;
     // a JSON null from the body is a value, not a bare query flag
     const value = runCommand(cmd, params, ctx, fromBody && new Set(Object.keys(fromBody)));
-    const wrap = (resolved: unknown): Reply => (resolved instanceof Page ? pageEnvelope(cmd, resolved, path, params) : envelope(cmd, resolved));
+    const wrap = (resolved: unknown): Reply => {
+        const reply = resolved instanceof Page ? pageEnvelope(cmd, resolved, path, params) : envelope(cmd, resolved);
+        if (cmd.noStore) {
+            Object.assign(reply.headers, NO_STORE);
+        }
+        return reply;
+    };
     return value instanceof Promise ? value.then(wrap) : wrap(value);
 }
 

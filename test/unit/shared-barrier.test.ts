@@ -57,3 +57,12 @@ t.test('a failed round trip fails its callers only; the next one is sent', async
     await t.rejects(barrier(), /connection lost/);
     await t.resolves(barrier());
 });
+
+t.test('a round trip whose reply never comes fails its callers after the time limit; later callers get a new one', async t => {
+    let sent = 0;
+    const barrier = sharedBarrier(() => (++sent === 1 ? new Promise(() => undefined) : Promise.resolve()), 50);
+    const stuck = barrier();
+    await t.rejects(stuck, /no barrier reply within 50 ms/);
+    await t.resolves(barrier(), 'the next round trip is sent and answered');
+    t.equal(sent, 2);
+});

@@ -6,7 +6,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * callers arriving meanwhile share the next one, which is still sent after they arrived. Under load
  * that is one round trip per round-trip time instead of one per request.
  */
-export function sharedBarrier(send: () => Promise<unknown>): () => Promise<void> {
+export function sharedBarrier(send: () => Promise<unknown>, timeoutMs = 10_000): () => Promise<void> {
+    // a round trip whose reply never comes must not hold every later caller: it fails after a while
+    const bounded = (): Promise<unknown> =>
+        new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no barrier reply within ${timeoutMs} ms`)), timeoutMs);
+            send().then(resolve, reject).finally(() => clearTimeout(timer));
+        });
     let next: Promise<void> | null = null;
     let previous: Promise<unknown> = Promise.resolve();
     return () => {
@@ -17,7 +23,7 @@ export function sharedBarrier(send: () => Promise<unknown>): () => Promise<void>
                 .then(async () => {
                     // from here on, a new caller needs a round trip sent after it arrived
                     next = null;
-                    await send();
+                    await bounded();
                 });
             previous = next.catch(() => undefined);
         }
