@@ -9,6 +9,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { runTestFiles } = require('./run-test-files');
 
+const STARTED = Date.now();
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);
 const harnessOnly = args.includes('--harness');
@@ -110,6 +111,7 @@ function runHarness() {
     // side by side: the harness mostly waits for its adapter process, tap fills the cores meanwhile;
     // their ports cannot meet (the harness' are fixed below the range the tap fixtures pick from)
     const results = await Promise.all([harnessOnly ? undefined : runTap(), runHarnessToo ? runHarness() : undefined]).then(all => all.filter(Boolean));
+    console.log(`# npm test took ${Math.round((Date.now() - STARTED) / 1000)} s`);
     const pass = results.reduce((sum, r) => sum + r.pass, 0);
     const fail = results.reduce((sum, r) => sum + r.fail, 0);
     console.log(`${pass} passed, ${fail} failed`);

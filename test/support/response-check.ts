@@ -114,11 +114,21 @@ export class ResponseChecker {
     }
 }
 
+/** Checkers by the config they were built for: apps with the same config serve the same document. */
+const built = new Map<string, ResponseChecker>();
+
 /** The document a server with this instance config serves, built here from the same declarations. */
 export function checkerFor(native: Record<string, unknown>, basePath = ''): ResponseChecker {
     const config = normalizeConfig(native);
-    const commands = servedCommands(loadCommands(), config);
-    return new ResponseChecker(buildOpenApi({ routes: restRoutes(config), commands: commands.values(), version: PACKAGE_VERSION, basePath, auth: config.auth }));
+    // its validators compile on first use: one checker per config, not per app, in a test process
+    const key = JSON.stringify([config, basePath]);
+    let checker = built.get(key);
+    if (!checker) {
+        const commands = servedCommands(loadCommands(), config);
+        checker = new ResponseChecker(buildOpenApi({ routes: restRoutes(config), commands: commands.values(), version: PACKAGE_VERSION, basePath, auth: config.auth }));
+        built.set(key, checker);
+    }
+    return checker;
 }
 
 /** Checkers by the port of the server they check; rawRequest consults them for every answer. */
