@@ -35,10 +35,10 @@ try {
 // the longest files start first, so none of them is left running alone at the end
 const LONGEST_FIRST = ['launcher-first-start', 'docs-page', 'defects', 'multi/cluster-hooks', 'auth/matrix', 'multi/cluster-redis', 'fuzz', 'launcher.test'];
 
-/** Every tap test file (or the ones named), four at a time, each in a plain node process. */
+/** Every tap test file (or the ones named), five at a time (several mostly wait), each in a plain node process. */
 function runTap() {
     const files = tapArgs.length ? tapArgs : undefined;
-    return runTestFiles(root, files ?? [], { jobs: Number(process.env.TEST_JOBS) || 4, timeoutMs: 180_000, first: files ? [] : LONGEST_FIRST });
+    return runTestFiles(root, files ?? [], { jobs: Number(process.env.TEST_JOBS) || 5, timeoutMs: 180_000, first: files ? [] : LONGEST_FIRST });
 }
 
 /**
