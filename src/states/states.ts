@@ -69,7 +69,10 @@ export interface WriteResult {
     id: string;
 }
 
-/** Every state write of this process, one at a time per id: a precondition and its write see no other write between them. */
+/**
+ * Every state write of this process, per id: one with a precondition runs alone, so no other write
+ * comes between its check and its write; plain writes run side by side, as js-controller orders them.
+ */
 const stateWrites = new KeyedLock();
 
 /**
@@ -95,7 +98,7 @@ export async function writeState(
                 assertPrecondition(precondition, current ? stateTag(current) : undefined, { id });
             }
             return ctx.data.setState(id, state, { id });
-        });
+        }, { shared: !precondition });
     if (timeoutMs > 0) {
         return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs, write)), id };
     }

@@ -1,23 +1,46 @@
+interface KeyState {
+    /** Settles when the last exclusive holder (and all before it) ended. */
+    exclusive?: Promise<unknown>;
+    /** Shared holders since that exclusive one, still running. */
+    shared: Set<Promise<unknown>>;
+    pending: number;
+}
+
 /**
- * One at a time per key inside this process: a conditional write checks the stored version and writes
- * under it, so no other write of the same id through this adapter comes in between. A key nobody
- * holds costs a map entry; the first holder starts at once, without waiting a turn.
+ * Per key inside this process: a conditional write checks the stored version and writes under it,
+ * so no other write of the same id through this adapter comes in between. Exclusive holders run one
+ * at a time, after every holder before them; shared holders (plain writes, which js-controller
+ * orders itself) run side by side and wait only for an exclusive one ahead. A key nobody holds costs
+ * nothing; the first holder starts at once, without waiting a turn.
  */
 export class KeyedLock {
-    private readonly tails = new Map<string, Promise<unknown>>();
+    private readonly keys = new Map<string, KeyState>();
 
-    run<T>(key: string, work: () => Promise<T>): Promise<T> {
-        const before = this.tails.get(key);
+    run<T>(key: string, work: () => Promise<T>, { shared = false }: { shared?: boolean } = {}): Promise<T> {
+        let state = this.keys.get(key);
+        if (!state) {
+            state = { shared: new Set(), pending: 0 };
+            this.keys.set(key, state);
+        }
+        const before = shared || !state.shared.size ? state.exclusive : Promise.all([state.exclusive, ...state.shared]);
         const result = before ? before.then(work, work) : work();
-        // the next holder waits for this one to end, however it ends
-        const tail = result.then(
+        // later holders wait for this one to end, however it ends
+        const settled = result.then(
             () => undefined,
             () => undefined,
         );
-        this.tails.set(key, tail);
-        void tail.then(() => {
-            if (this.tails.get(key) === tail) {
-                this.tails.delete(key);
+        if (shared) {
+            state.shared.add(settled);
+        } else {
+            state.exclusive = settled;
+            state.shared = new Set();
+        }
+        state.pending++;
+        const current = state;
+        void settled.then(() => {
+            current.shared.delete(settled);
+            if (--current.pending === 0 && this.keys.get(key) === current) {
+                this.keys.delete(key);
             }
         });
         return result;
@@ -25,6 +48,6 @@ export class KeyedLock {
 
     /** Keys held or waited for now (for tests: nothing stays behind). */
     get size(): number {
-        return this.tails.size;
+        return this.keys.size;
     }
 }
