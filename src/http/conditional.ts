@@ -13,6 +13,13 @@ import { HttpError } from './http-error';
 export interface Validator {
     etag: string;
     lastModified?: number;
+    /** `lastModified` as an HTTP date, when made ahead (a validator kept for many answers). */
+    lastModifiedText?: string;
+}
+
+/** An HTTP date of a time in ms, or undefined for none. */
+export function httpDate(ms: number | undefined): string | undefined {
+    return ms !== undefined && Number.isFinite(ms) && ms > 0 ? new Date(ms).toUTCString() : undefined;
 }
 
 /** Every API answer says how it may be cached: kept, but asked again each time. */
@@ -27,6 +34,21 @@ export function bodyTag(body: string | Buffer): string {
     return `"b${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`;
 }
 
+const valueTags = new WeakMap<object, Validator>();
+
+/**
+ * The validator of a JSON answer that is a cached value (an object from the object cache): the tag
+ * of its bytes, made once per value instead of per answer. Only for values nobody changes in place.
+ */
+export function cachedValueValidator(value: object): Validator {
+    let validator = valueTags.get(value);
+    if (!validator) {
+        validator = { etag: bodyTag(JSON.stringify(value)) };
+        valueTags.set(value, validator);
+    }
+    return validator;
+}
+
 /** 32-bit FNV-1a of a short text: enough to tell the small varying fields of a state apart. */
 export function shortHash(text: string): string {
     let hash = 0x811c9dc5;
@@ -39,8 +61,9 @@ export function shortHash(text: string): string {
 
 export function validatorHeaders(validator: Validator, headers: Record<string, string | number>): void {
     headers.ETag = validator.etag;
-    if (validator.lastModified !== undefined && Number.isFinite(validator.lastModified) && validator.lastModified > 0) {
-        headers['Last-Modified'] = new Date(validator.lastModified).toUTCString();
+    const date = validator.lastModifiedText ?? httpDate(validator.lastModified);
+    if (date !== undefined) {
+        headers['Last-Modified'] = date;
     }
 }
 

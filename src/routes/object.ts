@@ -9,6 +9,7 @@ import { mayWriteObject } from '../access/write-policy';
 import { assertPrecondition, bodyTag, preconditionOf } from '../http/conditional';
 import { Reply } from '../http/send';
 import { KeyedLock } from '../storage/keyed-lock';
+import { cachedValueValidator } from '../http/conditional';
 import type { IncomingHttpHeaders } from 'node:http';
 import { writingContext, type RequestContext } from '../request-context';
 import { defineRoute } from '../routing/route';
@@ -84,8 +85,11 @@ export const getObjectRoute = defineRoute({
     conditional: 'read',
     handler({ params }, ctx) {
         const hit = ctx.data.peekObject(params.objectId, { objectId: params.objectId });
-        // tagged by its bytes: js-controller keeps an object's `ts` when a write names one
-        const answer = (obj: ioBroker.Object | null): Reply => Reply.json(found(obj, params.objectId)).validated('body');
+        // tagged by its bytes (js-controller keeps an object's `ts` when a write names one), once per cached object
+        const answer = (obj: ioBroker.Object | null): Reply => {
+            const body = found(obj, params.objectId);
+            return Reply.json(body).validated(cachedValueValidator(body));
+        };
         return hit === undefined ? readObject(ctx, params.objectId).then(answer) : answer(hit);
     },
 });

@@ -7,7 +7,7 @@ import { convertText } from '../states/state-value';
 import { listingParams, listingReply, pageParams } from '../objects/listing-pages';
 import { stateSource } from '../objects/listing-sources';
 import { peekStateId, resolveStateId, splitIds } from '../states/state-id';
-import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState } from '../states/states';
+import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState, type StateRead } from '../states/states';
 import type { Query } from '../http/query';
 import { writingContext, type RequestContext } from '../request-context';
 import { dictionary, json, ListedState, StateEntrySchema } from '../http/schemas';
@@ -75,8 +75,8 @@ export const readState = defineRoute({
  * One state read, with its version: from the state's fields; with `withInfo` the object is part of
  * the answer, so the bytes are tagged instead.
  */
-function entryReply(entry: Record<string, unknown>, withInfo: boolean): Reply {
-    return Reply.json(entry).validated(withInfo ? 'body' : stateValidator(entry as Partial<ioBroker.State>));
+function entryReply({ entry, state }: StateRead, withInfo: boolean): Reply {
+    return Reply.json(entry).validated(withInfo ? 'body' : stateValidator(state));
 }
 
 /** `value` and `toggle` count by their presence, as in 4.0.2 (`?toggle`, `?value=` writes an empty text). */
@@ -101,7 +101,7 @@ async function readStates(params: { stateId: string }, query: Query, input: { wi
     if (ids.length === 1) {
         return entryReply(await readStateEntry(ctx, ids[0], withInfo), withInfo);
     }
-    return Reply.json(await Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)))).validated('body');
+    return Reply.json((await Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)))).map(read => read.entry)).validated('body');
 }
 
 export const updateState = defineRoute({

@@ -9,8 +9,14 @@ import { peekStateId, resolveStateId, type ResolvedState } from './state-id';
 import { convertBodyValue } from './state-value';
 import { toggledValue } from './toggle';
 
-/** One entry of `GET /v1/state/:ids`: the state plus `id`, merged with the object for `withInfo`. */
-export async function readStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Promise<Record<string, unknown>> {
+/** One entry of `GET /v1/state/:ids` (the state plus `id`, merged with the object for `withInfo`), and the state it came from. */
+export interface StateRead {
+    entry: Record<string, unknown>;
+    /** The stored state as the caches hold it: its validator is made once per version. */
+    state: ioBroker.State | null;
+}
+
+export async function readStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Promise<StateRead> {
     // the state is read while the object is: a miss costs one round trip instead of two in a row
     const early = ctx.data.earlyState(idOrName);
     const { id, obj } = await resolveStateId(ctx, idOrName);
@@ -21,20 +27,20 @@ export async function readStateEntry(ctx: RequestContext, idOrName: string, with
 }
 
 /** `readStateEntry` from the caches alone: the hot path of repeated reads; undefined when that needs the DB. */
-export function peekStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): Record<string, unknown> | undefined {
+export function peekStateEntry(ctx: RequestContext, idOrName: string, withInfo: boolean): StateRead | undefined {
     const resolved = peekStateId(ctx, idOrName);
     const state = resolved && ctx.data.peekState(resolved.id);
     return state === undefined ? undefined : stateEntry(resolved!.id, resolved!.obj, state, withInfo);
 }
 
-function stateEntry(id: string, obj: ioBroker.Object | null, state: ioBroker.State | null, withInfo: boolean): Record<string, unknown> {
+function stateEntry(id: string, obj: ioBroker.Object | null, state: ioBroker.State | null, withInfo: boolean): StateRead {
     const entry: Record<string, unknown> = { ...(state ?? {}), id };
     if (withInfo && obj) {
         // 4.0.2 lets the object's fields (from, ts, user) win over the state's
         const { _id, ...rest } = obj as ioBroker.Object & Record<string, unknown>;
         Object.assign(entry, rest, { id: _id });
     }
-    return entry;
+    return { entry, state };
 }
 
 /** The common part of a state object; undefined for no object or another type. */
