@@ -7,16 +7,14 @@
  *    through the proxy, and the time from a write to the answer of a pending poll of one session
  *    whose requests alternate between the instances (with two).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Storage } from '../scripts/embedded-storage';
-import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { startCluster } from '../test/support/cluster';
+import { sharingInstance } from '../test/support/peers';
 import type { BenchRuntime } from './fixture';
 import { percentile } from './fixture';
-import { load, median, VALUE_ID, type LoadResult } from './http';
+import { load, median, roundFigures, VALUE_ID, type LoadResult } from './http';
 
-const PEER = 'rest-api.9';
+const PEER = 9;
 const POLL_ID = '0_userdata.0.bench_shared_poll';
 
 export interface SharingFigures {
@@ -30,13 +28,13 @@ export interface SharingFigures {
     skipped?: string;
 }
 
-/** A live instance of this version beside the measured one, as js-controller shows it; or gone. */
+/** Instance rest-api.9 of this version alive beside the measured one, as js-controller shows it; or gone. */
 async function peer(storage: Storage, alive: boolean): Promise<void> {
-    const version = JSON.parse(readFileSync(join(PROJECT_ROOT, 'io-package.json'), 'utf8')).common.version;
-    const id = `system.adapter.${PEER}`;
-    await storage.objects.setObjectAsync(id, { type: 'instance', common: { name: 'rest-api', version, enabled: true }, native: {} } as never);
-    await storage.objects.setObjectAsync(`${id}.alive`, { type: 'state', common: { name: 'alive', type: 'boolean', role: 'indicator', read: true, write: false }, native: {} });
-    await storage.states.setStateAsync(`${id}.alive`, { val: alive, ack: true, from: `system.adapter.${PEER}` });
+    if (alive) {
+        await sharingInstance(storage, PEER);
+    } else {
+        await storage.states.setStateAsync(`system.adapter.rest-api.${PEER}.alive`, { val: false, ack: true, from: `system.adapter.rest-api.${PEER}` });
+    }
     // the measured instance hears of it through its subscription
     await new Promise(resolve => setTimeout(resolve, 500));
 }
@@ -53,15 +51,8 @@ async function barrierCost(rt: BenchRuntime, seconds: number, rounds: number): P
         withPeer.push(await load(`${rt.baseUrl}${GET_STATE.path}`, GET_STATE, seconds));
     }
     await peer(rt.storage, false);
-    const a = median(alone.map(r => r.rps));
-    const p = median(withPeer.map(r => r.rps));
-    return {
-        alone: Math.round(a),
-        withPeer: Math.round(p),
-        ratio: Math.round((p / a) * 100) / 100,
-        aloneP99Ms: median(alone.map(r => r.p99)),
-        withPeerP99Ms: median(withPeer.map(r => r.p99)),
-    };
+    const figures = roundFigures(withPeer, alone);
+    return { alone: figures.bareRps, withPeer: figures.rps, ratio: figures.ratio, aloneP99Ms: median(alone.map(r => r.p99)), withPeerP99Ms: figures.p99Ms };
 }
 
 /** One polling session (4.0.2's protocol): each round a poll is pending, one write, time to its answer. */
