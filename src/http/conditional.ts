@@ -34,19 +34,25 @@ export function bodyTag(body: string | Buffer): string {
     return `"b${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`;
 }
 
-const valueTags = new WeakMap<object, Validator>();
+const kept = new WeakMap<object, Validator>();
 
 /**
- * The validator of a JSON answer that is a cached value (an object from the object cache): the tag
- * of its bytes, made once per value instead of per answer. Only for values nobody changes in place.
+ * The validator of an answer made from a cached value (a state or an object the caches hand out
+ * until it changes), made once per value instead of once per answer. Only for values nobody
+ * changes in place.
  */
-export function cachedValueValidator(value: object): Validator {
-    let validator = valueTags.get(value);
+export function keptValidator(value: object, make: () => Validator): Validator {
+    let validator = kept.get(value);
     if (!validator) {
-        validator = { etag: bodyTag(JSON.stringify(value)) };
-        valueTags.set(value, validator);
+        validator = make();
+        kept.set(value, validator);
     }
     return validator;
+}
+
+/** The tag of a cached value's bytes as a JSON answer sends them. */
+export function cachedValueValidator(value: object): Validator {
+    return keptValidator(value, () => ({ etag: bodyTag(JSON.stringify(value)) }));
 }
 
 /** 32-bit FNV-1a of a short text: enough to tell the small varying fields of a state apart. */

@@ -1,4 +1,4 @@
-import { httpDate, shortHash, type Validator } from '../http/conditional';
+import { httpDate, keptValidator, shortHash, type Validator } from '../http/conditional';
 
 /*
  * The version of a state, from its fields: ts and lc change on nearly every write, the short hash of
@@ -17,18 +17,11 @@ export function stateTag(state: Partial<ioBroker.State> | null | undefined): str
     return `"s${Number(ts).toString(36)}.${Number(lc).toString(36)}.${rest}"`;
 }
 
-/** Validators by state object: the caches hand out the same object until the state changes. */
-const known = new WeakMap<object, Validator>();
-
 /** ETag and Last-Modified (`ts`) of a state answer; made once per state object (the hot read path). */
 export function stateValidator(state: Partial<ioBroker.State> | null | undefined): Validator {
-    let validator = state ? known.get(state) : undefined;
-    if (!validator) {
+    const make = (): Validator => {
         const lastModified = typeof state?.ts === 'number' ? state.ts : undefined;
-        validator = { etag: stateTag(state), lastModified, lastModifiedText: httpDate(lastModified) };
-        if (state) {
-            known.set(state, validator);
-        }
-    }
-    return validator;
+        return { etag: stateTag(state), lastModified, lastModifiedText: httpDate(lastModified) };
+    };
+    return state ? keptValidator(state, make) : make();
 }
