@@ -15,6 +15,7 @@ import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Targe
 import { commandErrorExtra, commandReply } from './routes/command';
 import { routeBody, routeInput, routeParams } from './routing/route-input';
 import type { ErrorPlace } from './error-reports';
+import type { Command } from './command-runtime/command';
 import { Reply, send, sendError } from './http/send';
 import { NO_STORE } from './http/conditional';
 
@@ -22,6 +23,16 @@ export interface App {
     /** The request listener, for a standalone server or mounted inside the web adapter. */
     handle(req: IncomingMessage, res: ServerResponse): void;
     router: AppRouter;
+}
+
+/** A matched route and what the request said to it. */
+interface Found {
+    route: Route;
+    params: Record<string, string>;
+    query: Query;
+    url: string;
+    view: PublicView | undefined;
+    prefix: string;
 }
 
 const ANONYMOUS = { user: '', groups: [], object: {}, state: {}, file: {}, users: {}, other: {} };
@@ -120,10 +131,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         return createContext(services, await authenticate(services, req, query, view?.address));
     }
 
-    /**
-     * With authentication off, the default user's context without waiting, once its ACL is loaded.
-     * A new one per request: js-controller writes into the options object it is given.
-     */
+    /** With authentication off, the default user's context without waiting, once its ACL is loaded. */
     function knownContext(): RequestContext | undefined {
         const acl = !services.meta.config.auth && !services.identify ? services.auth.acls.peek(services.meta.config.defaultUser) : undefined;
         return acl && createContext(services, acl);
@@ -167,7 +175,12 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         sendError(req, res, err, extra);
     }
 
-    async function dispatch(req: IncomingMessage, res: ServerResponse, place: ErrorPlace): Promise<void> {
+    /**
+     * Routes one request. Synchronous as long as nothing has to wait: a cache hit is answered in the
+     * turn it arrived, without a promise (each would cost the hot read a turn of the microtask queue).
+     * Returns a promise only for what waits; errors thrown here or rejected there are answered by `handle`.
+     */
+    function dispatch(req: IncomingMessage, res: ServerResponse, place: ErrorPlace): Promise<void> | void {
         const url = req.url ?? '/';
         const q = url.indexOf('?');
         const path = q === -1 ? url : url.slice(0, q);
@@ -180,7 +193,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         // HEAD is answered like GET; send() leaves the body out
         const match = router.find((req.method === 'HEAD' ? 'GET' : req.method) as 'GET', path);
         if (!match) {
-            return send(req, res, await unmatched(req, path, query, view));
+            return unmatched(req, path, query, view).then(reply => send(req, res, reply));
         }
         const target = match.store as Target;
         place.route = target.route ? `${target.route.method} ${target.route.path}` : '/v1/command/{name}';
@@ -193,40 +206,70 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             throw new HttpError('UNAVAILABLE', 'Database not connected', { headers: { 'Retry-After': '5' } });
         }
         if (target.command) {
-            // authentication failures keep the plain 4.0.2 body, without the command's `results`
-            const ctx = knownContext() ?? (await context(req, query, view));
-            try {
-                const body = req.method === 'POST' ? await readJsonBody(req, services.meta.config.bodyLimit) : undefined;
-                const reply = commandReply(target.command, query, body, ctx, publicPath(path, target.prefix, view));
-                return send(req, res, reply instanceof Promise ? await reply : reply);
-            } catch (err) {
-                return fail(req, res, err, place, commandErrorExtra(target.command));
-            }
+            return runCommand(req, res, target.command, { path, query, view, prefix: target.prefix }, place);
         }
         const { route } = target;
-        const ctx: RequestContext = route.public ? anonymous : (knownContext() ?? (await context(req, query, view).catch((err: unknown) => Promise.reject<RequestContext>(withChallenge(err, route)))));
+        const found: Found = { route, params: match.params as Record<string, string>, query, url, view, prefix: target.prefix };
+        const known = route.public ? anonymous : knownContext();
+        if (known) {
+            return runRoute(req, res, found, known);
+        }
+        return context(req, query, view).then(
+            ctx => runRoute(req, res, found, ctx),
+            (err: unknown) => Promise.reject(withChallenge(err, route)),
+        );
+    }
+
+    async function runCommand(req: IncomingMessage, res: ServerResponse, command: Command, at: { path: string; query: Query; view: PublicView | undefined; prefix: string }, place: ErrorPlace): Promise<void> {
+        // authentication failures keep the plain 4.0.2 body, without the command's `results`
+        const ctx = knownContext() ?? (await context(req, at.query, at.view));
+        try {
+            const body = req.method === 'POST' ? await readJsonBody(req, services.meta.config.bodyLimit) : undefined;
+            const reply = commandReply(command, at.query, body, ctx, publicPath(at.path, at.prefix, at.view));
+            return send(req, res, reply instanceof Promise ? await reply : reply);
+        } catch (err) {
+            return fail(req, res, err, place, commandErrorExtra(command));
+        }
+    }
+
+    function runRoute(req: IncomingMessage, res: ServerResponse, { route, params, query, url, view, prefix }: Found, ctx: RequestContext): Promise<void> | void {
         if (!isAllowed(ctx.acl, route.permission) || !scopeAdmits(ctx, route)) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
-        const params = routeParams(route, match.params as Record<string, string>);
-        const input = routeInput(route, query);
         const request: RouteRequest = {
-            params,
+            params: routeParams(route, params),
             query,
-            input,
+            input: routeInput(route, query),
             body: undefined,
             headers: req.headers,
             remoteAddress: view?.address ?? clientAddress(req),
-            prefix: view?.prefix ?? target.prefix,
-            url: publicPath(url, target.prefix, view),
+            prefix: view?.prefix ?? prefix,
+            url: publicPath(url, prefix, view),
             forwarded: view && (view.origin !== undefined || view.prefix !== undefined) ? { origin: view.origin } : undefined,
         };
+        if (route.beforeBody || route.body) {
+            return withBody(req, res, route, request, ctx);
+        }
+        return answer(req, res, route, request, ctx);
+    }
+
+    async function withBody(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> {
         await route.beforeBody?.(request, ctx);
         const limit = Math.min(route.bodyLimit ?? Infinity, services.meta.config.bodyLimit);
         request.body = route.body ? routeBody(route, await readRouteBody(req, route, limit)) : undefined;
+        return answer(req, res, route, request, ctx);
+    }
+
+    function answer(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> | void {
         request.signal = route.waits ? abortOnClose(res) : undefined;
-        const answer = route.handler(request, ctx);
-        const result = answer instanceof Promise ? await answer : answer;
+        const result = route.handler(request, ctx);
+        if (result instanceof Promise) {
+            return result.then(value => sendResult(req, res, route, value));
+        }
+        sendResult(req, res, route, result);
+    }
+
+    function sendResult(req: IncomingMessage, res: ServerResponse, route: Route, result: unknown): void {
         const reply = result instanceof Reply ? result : Reply.json(result);
         if (route.noStore) {
             Object.assign(reply.headers, NO_STORE);
@@ -244,10 +287,18 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             const place: ErrorPlace = {};
             const started = performance.now();
             // by template, never by raw path: the number of series stays bounded; a client gone first counts as aborted
-            res.once('close', () =>
-                services.meta.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - started) / 1000),
-            );
-            dispatch(req, res, place).catch(err => fail(req, res, err, place));
+            const observe = (): void => services.meta.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - started) / 1000);
+            try {
+                dispatch(req, res, place)?.catch(err => fail(req, res, err, place));
+            } catch (err) {
+                fail(req, res, err, place);
+            }
+            if (res.writableFinished) {
+                // answered in this turn (a cache hit): counted now, without a listener per request
+                observe();
+            } else {
+                res.once('close', observe);
+            }
         },
     };
 }

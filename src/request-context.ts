@@ -99,7 +99,24 @@ export function writingContext(ctx: RequestContext): RequestContext {
     return token?.scope && services ? createContext(services, { ...ctx.acl, token: { ...token, scope: writingScope(token.scope) } }) : ctx;
 }
 
+/** One context per ACL object and services: nothing in a context changes per request, and the ACL cache hands out the same object until rights change. */
+const made = new WeakMap<ContextServices, WeakMap<Acl, RequestContext>>();
+
 export function createContext(services: ContextServices, acl: Acl): RequestContext {
+    let byAcl = made.get(services);
+    if (!byAcl) {
+        byAcl = new WeakMap();
+        made.set(services, byAcl);
+    }
+    let ctx = byAcl.get(acl);
+    if (!ctx) {
+        ctx = newContext(services, acl);
+        byAcl.set(acl, ctx);
+    }
+    return ctx;
+}
+
+function newContext(services: ContextServices, acl: Acl): RequestContext {
     const ownerOnly = services.meta.config.onlyAllowWhenUserIsOwner;
     const ctx: RequestContext = {
         data: new CallerData(services.data, { user: acl.user, acl, ownerOnly }),

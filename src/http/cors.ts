@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
-import { NOSNIFF } from './send';
+import { NOSNIFF, setAnswerHeaders } from './send';
 
 const METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE';
+
+/** 4.0.2's answer to every origin; one object for all requests. */
+const ANY_ORIGIN = Object.freeze({ 'Access-Control-Allow-Origin': '*' });
 
 /**
  * CORS as 4.0.2 answered it (any origin, no credentials), or only for the origins of the
@@ -11,14 +14,16 @@ const METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE';
  */
 export function applyCors(req: IncomingMessage, res: ServerResponse, config: Config): boolean {
     const origin = req.headers.origin;
-    if (!config.corsOrigins.length) {
-        res.setHeader('Access-Control-Allow-Origin', '*');
-    } else if (origin && config.corsOrigins.includes(origin)) {
-        res.setHeader('Access-Control-Allow-Origin', origin);
-        res.setHeader('Vary', 'Origin');
-    }
+    // given to send() rather than res.setHeader: a header set ahead makes Node merge every later one by one
+    const headers = !config.corsOrigins.length ? ANY_ORIGIN : origin && config.corsOrigins.includes(origin) ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' } : undefined;
     if (req.method !== 'OPTIONS' || !req.headers['access-control-request-method']) {
+        if (headers) {
+            setAnswerHeaders(res, headers);
+        }
         return false;
+    }
+    for (const [name, value] of Object.entries(headers ?? {})) {
+        res.setHeader(name, value);
     }
     res.setHeader('Access-Control-Allow-Methods', METHODS);
     const requested = req.headers['access-control-request-headers'];

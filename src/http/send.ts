@@ -65,6 +65,11 @@ export class Reply {
         return new Reply(200, body, 'dictionary', headers);
     }
 
+    /** JSON made ahead (e.g. kept per state version): sent as given. */
+    static jsonText(text: string): Reply {
+        return new Reply(200, text, 'text', { 'Content-Type': JSON_TYPE });
+    }
+
     static text(body: string, contentType: string, status = 200): Reply {
         return new Reply(status, body, 'text', { 'Content-Type': contentType });
     }
@@ -104,6 +109,25 @@ export class Reply {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+const ANSWER_HEADERS = Symbol('answer headers');
+
+type WithAnswerHeaders = ServerResponse & { [ANSWER_HEADERS]?: Readonly<Record<string, string>> };
+
+/**
+ * Headers every answer to this request carries (CORS), known before a route runs. Kept beside the
+ * response and written with the others, since one `res.setHeader` ahead makes Node take every later
+ * header one by one.
+ */
+export function setAnswerHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+    (res as WithAnswerHeaders)[ANSWER_HEADERS] = headers;
+}
+
+/** The answer headers of this request, then the reply's own (they win). */
+function headersOf(res: ServerResponse, own: Record<string, string>): Record<string, string | number> {
+    const given = (res as WithAnswerHeaders)[ANSWER_HEADERS];
+    return given ? { ...given, ...own } : { ...own };
+}
+
 /** On every answer: a browser takes each body as the type we name, never sniffs JSON or text into a page. */
 export const NOSNIFF = 'nosniff';
 
@@ -121,7 +145,7 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     if (res.headersSent || res.destroyed) {
         return;
     }
-    const headers: Record<string, string | number> = { ...reply.headers };
+    const headers = headersOf(res, reply.headers);
     headers['Cache-Control'] ??= NO_CACHE;
     const validator = reply.status === 200 ? reply.validator : undefined;
     // a validator known before the body: a 304 costs no serialising (the hot path of dashboards)
@@ -221,7 +245,7 @@ function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): vo
     const { start, signal } = reply.body as StreamBody;
     const writable = !res.headersSent && !res.destroyed;
     if (writable) {
-        res.writeHead(reply.status, { 'Cache-Control': NO_CACHE, ...reply.headers, 'X-Content-Type-Options': NOSNIFF });
+        res.writeHead(reply.status, { 'Cache-Control': NO_CACHE, ...headersOf(res, reply.headers), 'X-Content-Type-Options': NOSNIFF });
         if (req.method === 'HEAD') {
             res.end();
         } else {

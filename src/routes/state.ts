@@ -7,7 +7,7 @@ import { convertText } from '../states/state-value';
 import { listingParams, listingReply, pageParams } from '../objects/listing-pages';
 import { stateSource } from '../objects/listing-sources';
 import { peekStateId, resolveStateId, splitIds } from '../states/state-id';
-import { patchState, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState, type StateRead } from '../states/states';
+import { patchState, peekStateAnswer, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState, type StateRead } from '../states/states';
 import type { Query } from '../http/query';
 import { writingContext, type RequestContext } from '../request-context';
 import { dictionary, json, ListedState, StateEntrySchema } from '../http/schemas';
@@ -62,9 +62,16 @@ export const readState = defineRoute({
     handler({ params, query, input }, ctx) {
         const { stateId } = params;
         if (!stateId.includes(',') && !('value' in query) && !('toggle' in query)) {
-            const hit = peekStateEntry(ctx, stateId.trim(), input.withInfo === true);
-            if (hit) {
-                return entryReply(hit, input.withInfo === true);
+            if (input.withInfo !== true) {
+                const answer = peekStateAnswer(ctx, stateId.trim());
+                if (answer) {
+                    return Reply.jsonText(answer.text).validated(answer.validator);
+                }
+            } else {
+                const hit = peekStateEntry(ctx, stateId.trim(), true);
+                if (hit) {
+                    return entryReply(hit, true);
+                }
             }
         }
         return readStates(params, query, input, ctx);

@@ -25,3 +25,22 @@ export function stateValidator(state: Partial<ioBroker.State> | null | undefined
     };
     return state ? keptValidator(state, make) : make();
 }
+
+/** A state's answer as `GET /v1/state/:id` sends it (`{...state, id}` as JSON) with its validator. */
+export interface StateAnswer {
+    id: string;
+    text: string;
+    validator: Validator;
+}
+
+const answers = new WeakMap<object, StateAnswer>();
+
+/** Made once per state version, like its validator: repeated reads of an unchanged state serialise nothing. */
+export function stateAnswer(id: string, state: ioBroker.State): StateAnswer {
+    let answer = answers.get(state);
+    if (answer?.id !== id) {
+        answer = { id, text: JSON.stringify({ ...state, id }), validator: stateValidator(state) };
+        answers.set(state, answer);
+    }
+    return answer;
+}

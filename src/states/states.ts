@@ -1,7 +1,7 @@
 import { assertPrecondition, type Precondition } from '../http/conditional';
 import { HttpError } from '../http/http-error';
 import { KeyedLock } from '../storage/keyed-lock';
-import { stateTag } from './state-tag';
+import { stateAnswer, stateTag, type StateAnswer } from './state-tag';
 import { writingContext, type RequestContext } from '../request-context';
 import { writeAndWaitForAck } from './ack-waiter';
 import { assertInWriteScope } from '../access/read-checks';
@@ -24,6 +24,13 @@ export async function readStateEntry(ctx: RequestContext, idOrName: string, with
         return stateEntry(id, obj, await ctx.data.readStateOf(obj, early), withInfo);
     }
     return stateEntry(id, obj, await ctx.data.readState(id), withInfo);
+}
+
+/** The answer to a read of one state without `withInfo`, from the caches alone; undefined when that needs the DB. */
+export function peekStateAnswer(ctx: RequestContext, idOrName: string): StateAnswer | undefined {
+    const resolved = peekStateId(ctx, idOrName);
+    const state = resolved && ctx.data.peekState(resolved.id);
+    return state ? stateAnswer(resolved!.id, state) : undefined;
 }
 
 /** `readStateEntry` from the caches alone: the hot path of repeated reads; undefined when that needs the DB. */
