@@ -1,26 +1,76 @@
 /*
  * The yardstick: a bare node:http server answering a fixed 158-byte JSON body, in its own process
- * like the adapter. Prints its port on stdout once listening.
+ * like the adapter. Prints its port on stdout once listening. Also the bare fan-outs: long polls
+ * (`/poll`, `/fire`), event streams (`/sse`, `/fire-sse?bytes=N`) and hook calls (`/fire-hooks`).
  */
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, request, type ServerResponse } from 'node:http';
 
 const BODY = JSON.stringify({ val: 1764000000000, ack: true, ts: 1764000000000, q: 0, from: 'system.adapter.bench.0', user: 'system.user.admin', lc: 1764000000000, id: '0_userdata.0.bench_value1' });
 
 // long polls for the fan-out yardstick: held until /fire answers them all
 const pending: ServerResponse[] = [];
+// event streams: held open until the client goes; /fire-sse writes one frame to each
+const streams = new Set<ServerResponse>();
 
-const server = createServer((req, res) => {
-    req.resume();
-    if (req.url === '/poll') {
-        pending.push(res);
-        return;
+const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
+
+const eventJson = (): string => JSON.stringify({ id: '0_userdata.0.bench', state: { val: Date.now(), ack: true, ts: Date.now(), q: 0, from: 'system.adapter.bench.0', lc: Date.now() } });
+
+/** One SSE frame of `bytes` bytes (the size of the adapter's frame), padded in a field of the event. */
+function sseFrame(bytes: number): string {
+    const frame = (pad: string): string => `id: bare.1.${Date.now()}\ndata: ${eventJson().replace(/}}$/, `,"pad":"${pad}"}}`)}\n\n`;
+    return frame('x'.repeat(Math.max(0, bytes - frame('').length)));
+}
+
+/** As the adapter delivers hooks (src/events/hook-delivery.ts): one request per hook, all at once, no agent (a connection each). */
+function fireHooks(port: number, count: number): void {
+    const body = eventJson();
+    for (let i = 0; i < count; i++) {
+        const req = request({ host: '127.0.0.1', port, path: `/h${i}`, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'bare' } }, res => res.resume());
+        req.on('error', () => undefined);
+        req.end(body);
     }
-    if (req.url === '/fire') {
-        const event = JSON.stringify({ id: '0_userdata.0.bench', state: { val: Date.now(), ack: true, ts: Date.now(), q: 0, from: 'system.adapter.bench.0', lc: Date.now() } });
+}
+
+/** The special paths; every other request gets BODY. Parsed only for them: the hot path stays as bare as it was. */
+function special(req: { url?: string }, res: ServerResponse): boolean {
+    const path = req.url ?? '';
+    if (path === '/poll') {
+        pending.push(res);
+        return true;
+    }
+    if (path === '/sse') {
+        res.writeHead(200, SSE_HEADERS);
+        res.flushHeaders();
+        streams.add(res);
+        res.on('close', () => streams.delete(res));
+        return true;
+    }
+    if (!path.startsWith('/fire')) {
+        return false;
+    }
+    const url = new URL(path, 'http://bare');
+    if (url.pathname === '/fire') {
+        const event = eventJson();
         for (const poll of pending.splice(0)) {
             poll.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(event) });
             poll.end(event);
         }
+    } else if (url.pathname === '/fire-sse') {
+        const frame = sseFrame(Number(url.searchParams.get('bytes') ?? 0));
+        for (const stream of streams) {
+            stream.write(frame);
+        }
+    } else if (url.pathname === '/fire-hooks') {
+        fireHooks(Number(url.searchParams.get('port')), Number(url.searchParams.get('count')));
+    }
+    return false;
+}
+
+const server = createServer((req, res) => {
+    req.resume();
+    if (special(req, res)) {
+        return;
     }
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(BODY) });
     res.end(BODY);

@@ -23,6 +23,8 @@ export interface BurstFigures {
 }
 
 const DEADLINE_MS = 60_000;
+/** After the writes, this long without an event ends the wait: a target that drops events (4.0.2) sends no more. */
+const QUIET_MS = 5_000;
 const WRITE_CONCURRENCY = 20;
 
 function subscribe(agent: Agent, target: BenchAdapter, sid: string, id: string): Promise<void> {
@@ -122,7 +124,7 @@ export async function measureBurst(target: BenchAdapter, storage: Storage, sessi
     const expected = sessions * writes;
     const started = performance.now();
     const writerMs = await timedWrites(storage, id, writes);
-    while (delivered < expected && performance.now() - started < DEADLINE_MS) {
+    while (delivered < expected && performance.now() - started < DEADLINE_MS && performance.now() - Math.max(last, started + writerMs) < QUIET_MS) {
         await new Promise(r => setTimeout(r, 50));
     }
     sockets.forEach(s => s.destroy());

@@ -1,15 +1,21 @@
 /*
  * `npm run bench -- --compare [version]` (default 4.0.2): this build, the published release and the
  * bare server on the same machine in the same run, interleaved round by round (ours, release, bare,
- * ours, ...), so load on the shared VM hits all three alike. HTTP hot paths, the fan-out of one write
- * to 10,000 pending polls, burst delivery to 100 sessions, and memory. Without network the release
- * cannot be installed and the run says so and measures without it.
+ * ours, ...), so load on the shared VM hits all three alike; every round is printed. HTTP hot paths,
+ * the fan-out of one write to 10,000 pending polls, burst delivery to 100 sessions, memory, random
+ * reads over 1,000 / 10,000 / 50,000 states, the fan-out to 1,000 event streams (ours and bare: the
+ * release has none) and to 1,000 URL hooks; then a summary and the issue's targets, pass or fail.
+ * Without network the release cannot be installed and the run says so and measures without it.
  */
 import { bareFanOut, pollFanOut } from './events';
 import { measureBurst, type BurstFigures } from './burst';
 import type { BenchAdapter, BenchRuntime } from './fixture';
+import { bareHookFanOut, hookFanOut } from './hooks';
 import { load, median, SCENARIOS, type LoadResult } from './http';
+import { measureRandomReads, type RandomReadFigures } from './random-reads';
 import { installRelease } from './release';
+import { bareSseFanOut, sseFanOut, type ReceiverFigures } from './sse';
+import { ratio, targetTable, type Summary } from './targets';
 
 export interface CompareOptions {
     version: string;
@@ -18,6 +24,11 @@ export interface CompareOptions {
     polls: number;
     sessions: number;
     writes: number;
+    /** State counts of the random reads; the first is the hot set. */
+    randomSizes: number[];
+    /** Event streams and URL hooks of their fan-outs. */
+    streams: number;
+    hooks: number;
 }
 
 interface Row {
@@ -58,6 +69,7 @@ async function measureHttpSideBySide(targets: { label: string; baseUrl: string }
             for (const target of targets) {
                 results.get(target.label)!.push(await load(target.baseUrl + scenario.path, scenario, seconds));
             }
+            console.log(`bench: ${scenario.name} round ${round + 1}: ${targets.map(t => `${t.label} ${Math.round(results.get(t.label)![round].rps)} req/s p99 ${results.get(t.label)![round].p99} ms`).join(', ')}`);
         }
         rows.push(httpRow(scenario.name, results, release));
     }
@@ -74,24 +86,38 @@ export async function startRelease(rt: BenchRuntime, version: string): Promise<{
     return { release: await rt.startAdapter({ label: installed.version, main: installed.main, instance: 1, native: { checkInterval: 0 }, ioPackageFile: installed.ioPackageFile, cwd: installed.dir }) };
 }
 
+const slug = (label: string): string => label.replace(/\W/g, '_');
+
+/** Medians over rounds of receiver figures per target, and the rounds themselves. */
+function receiverSummary(rounds: Record<string, ReceiverFigures>[], label: string): { p50Ms: number; p99Ms: number; maxMs: number; lost: number; refused: number } {
+    const of = (field: 'p50Ms' | 'p99Ms' | 'maxMs'): number => median(rounds.map(r => r[label][field]));
+    return { p50Ms: of('p50Ms'), p99Ms: of('p99Ms'), maxMs: of('maxMs'), lost: rounds.reduce((n, r) => n + r[label].lost, 0), refused: rounds.reduce((n, r) => n + r[label].refused, 0) };
+}
+
+const receiverLine = (label: string, f: ReceiverFigures): string => `${label} p50 ${f.p50Ms} / p99 ${f.p99Ms} / last ${f.maxMs} ms${f.lost ? `, ${f.lost} lost` : ''}${f.refused ? `, ${f.refused} refused` : ''}`;
+
 export async function measureCompare(rt: BenchRuntime, bareUrl: string, options: CompareOptions): Promise<Record<string, unknown>> {
+    const started = Date.now();
+    const at = (): string => `[${Math.round((Date.now() - started) / 1000)} s]`;
     const { release, skip } = await startRelease(rt, options.version);
     const adapters = [rt.ours, ...(release ? [release] : [])];
     await new Promise(resolve => setTimeout(resolve, 2000));
     const idleRssMB = Object.fromEntries(adapters.map(a => [a.label, Math.round(a.rss())]));
     const startMs = Object.fromEntries(adapters.map(a => [a.label, a.startMs]));
+    const nodeFlags = Object.fromEntries(adapters.map(a => [a.label, a.nodeFlags.join(' ') || '(none)']));
     adapters.forEach(a => a.resetPeakRss());
-    console.log(`bench: idle RSS ${JSON.stringify(idleRssMB)} MB, spawn to first answer ${JSON.stringify(startMs)} ms`);
+    console.log(`bench: idle RSS ${JSON.stringify(idleRssMB)} MB, spawn to first answer ${JSON.stringify(startMs)} ms, Node flags ${JSON.stringify(nodeFlags)}`);
 
     const http = await measureHttpSideBySide([...adapters, { label: 'bare', baseUrl: bareUrl }], options.seconds, options.rounds, release?.label);
     console.table(http);
+    console.log(`bench: ${at()} HTTP done`);
 
     const fanOut: Record<string, unknown>[] = [];
     for (let round = 1; round <= options.rounds; round++) {
         const row: Record<string, unknown> = { round };
         for (const adapter of adapters) {
             // a state and sessions of their own per round and adapter: earlier sessions hear nothing of this write
-            const figures = await pollFanOut(adapter, rt.storage, options.polls, `0_userdata.0.fan_${adapter.label.replace(/\W/g, '_')}_${round}`, `r${round}_`);
+            const figures = await pollFanOut(adapter, rt.storage, options.polls, `0_userdata.0.fan_${slug(adapter.label)}_${round}`, `r${round}_`);
             row[adapter.label] = figures;
         }
         row.bare = await bareFanOut(options.polls);
@@ -104,15 +130,93 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
         fanOutSummary.releaseP99Ms = p99(release.label);
         fanOutSummary.oursToRelease = round2(p99('ours') / p99(release.label));
     }
+    console.log(`bench: ${at()} fan-out done`);
 
     const burst: Record<string, BurstFigures> = {};
     for (const adapter of adapters) {
-        burst[adapter.label] = await measureBurst(adapter, rt.storage, options.sessions, options.writes, `0_userdata.0.burst_${adapter.label.replace(/\W/g, '_')}`);
+        burst[adapter.label] = await measureBurst(adapter, rt.storage, options.sessions, options.writes, `0_userdata.0.burst_${slug(adapter.label)}`);
     }
     console.table(burst);
 
+    // the peak over HTTP, poll fan-out and burst, as in earlier compare runs (before 50,000 states are cached)
     const peakRssMB = Object.fromEntries(adapters.map(a => [a.label, Math.round(a.peakRss())]));
-    const memory = { idleRssMB, peakRssMB, ...(release ? { peakOursToRelease: round2(peakRssMB.ours / peakRssMB[release.label]) } : {}) };
-    console.log(`bench: fan-out medians ${JSON.stringify(fanOutSummary)}; memory ${JSON.stringify(memory)}`);
-    return { release: release?.label ?? null, skipped: skip, startMs, http, fanOut, fanOutSummary, burst, memory };
+    const memory = {
+        idleRssMB,
+        peakRssMB,
+        ...(release ? { idleOursToRelease: ratio(idleRssMB.ours, idleRssMB[release.label]), peakOursToRelease: ratio(peakRssMB.ours, peakRssMB[release.label]) } : {}),
+    };
+    console.log(`bench: ${at()} burst done; fan-out medians ${JSON.stringify(fanOutSummary)}; memory ${JSON.stringify(memory)}`);
+
+    const randomReads: RandomReadFigures[] = await measureRandomReads(rt, bareUrl, options.randomSizes, options.seconds, options.rounds, release);
+    const randomRows = randomReads.map(r => ({
+        states: r.states,
+        'ours req/s': r.rps,
+        'ours p99 ms': r.p99Ms,
+        ...(release ? { [`${release.label} req/s`]: r.releaseRps!, [`${release.label} p99 ms`]: r.releaseP99Ms!, [`ours/${release.label}`]: r.oursToRelease! } : {}),
+        'ours/bare': r.ratio,
+        non2xx: r.non2xx,
+    }));
+    console.table(randomRows);
+    console.log(`bench: ${at()} random reads done`);
+
+    // SSE: the release has none. Not counted: a fan-out per target first (the bare one at full size, it costs nothing to set up)
+    await sseFanOut(rt.ours, rt.storage, 20, '0_userdata.0.sse_warm');
+    await bareSseFanOut(bareUrl, options.streams, 200);
+    const sse: Record<string, ReceiverFigures>[] = [];
+    for (let round = 1; round <= options.rounds; round++) {
+        const ours = await sseFanOut(rt.ours, rt.storage, options.streams, `0_userdata.0.sse_ours_${round}`);
+        const bare = await bareSseFanOut(bareUrl, options.streams, ours.frameBytes || 200);
+        sse.push({ ours, bare });
+        console.log(`bench: SSE fan-out round ${round} (${options.streams} streams, ${ours.frameBytes} B frame): ${receiverLine('ours', ours)}; ${receiverLine('bare', bare)}; last ours/bare ${ratio(ours.maxMs, bare.maxMs) ?? '-'}`);
+    }
+    const sseSummary = { ours: receiverSummary(sse, 'ours'), bare: receiverSummary(sse, 'bare') };
+    console.log(`bench: ${at()} SSE done`);
+
+    const hookTargets = [...adapters.map(a => ({ label: a.label, run: (count: number, id: string) => hookFanOut(a, rt.storage, count, id) })), { label: 'bare', run: (count: number) => bareHookFanOut(bareUrl, count) }];
+    // not counted: a fan-out per target first; the bare one at full size, as an adapter's client code is warm from the registration calls
+    for (const target of hookTargets) {
+        await target.run(target.label === 'bare' ? options.hooks : 20, `0_userdata.0.hook_warm_${slug(target.label)}`);
+    }
+    const hooks: Record<string, ReceiverFigures>[] = [];
+    for (let round = 1; round <= options.rounds; round++) {
+        const row: Record<string, ReceiverFigures> = {};
+        for (const target of hookTargets) {
+            row[target.label] = await target.run(options.hooks, `0_userdata.0.hook_${slug(target.label)}_${round}`);
+        }
+        hooks.push(row);
+        console.log(`bench: hook fan-out round ${round} (${options.hooks} hooks): ${hookTargets.map(t => receiverLine(t.label, row[t.label])).join('; ')}`);
+    }
+    const hookSummary = Object.fromEntries(hookTargets.map(t => [t.label, receiverSummary(hooks, t.label)]));
+    // a release whose hooks were refused or never called has no figures to compare
+    const releaseHooksWork = !!release && hookSummary[release.label].refused + hookSummary[release.label].lost < options.hooks * options.rounds;
+    console.log(`bench: ${at()} hooks done`);
+
+    const oursLost = (rounds: Record<string, unknown>[]): number => rounds.reduce((n, r) => n + ((r.ours as { lost: number }).lost ?? 0), 0);
+    const summary: Summary = {
+        release: release?.label ?? null,
+        polls: { oursToBare: ratio(p99('ours'), p99('bare')), oursToRelease: release ? ratio(p99('ours'), p99(release.label)) : undefined, oursLost: oursLost(fanOut) },
+        sse: { p99OursToBare: ratio(sseSummary.ours.p99Ms, sseSummary.bare.p99Ms), lastOursToBare: ratio(sseSummary.ours.maxMs, sseSummary.bare.maxMs), oursLost: sseSummary.ours.lost + sseSummary.ours.refused },
+        hooks: {
+            lastOursToBare: ratio(hookSummary.ours.maxMs, hookSummary.bare.maxMs),
+            p99OursToBare: ratio(hookSummary.ours.p99Ms, hookSummary.bare.p99Ms),
+            lastOursToRelease: releaseHooksWork ? ratio(hookSummary.ours.maxMs, hookSummary[release!.label].maxMs) : undefined,
+            oursLost: hookSummary.ours.lost + hookSummary.ours.refused,
+        },
+        random: randomReads.map(r => ({ states: r.states, oursToRelease: r.oursToRelease, p99Ms: r.p99Ms, releaseP99Ms: r.releaseP99Ms, oursToBare: r.ratio })),
+        http: http.map(h => ({ scenario: h.scenario, oursToBare: h['ours/bare'] as number, oursToRelease: release ? (h[`ours/${release.label}`] as number) : undefined })),
+        memory: { idleOursToRelease: ratio(idleRssMB.ours, release && idleRssMB[release.label]), peakOursToRelease: ratio(peakRssMB.ours, release && peakRssMB[release.label]) },
+    };
+    const hot = summary.random[0];
+    console.log(
+        `bench: summary: polls p99 ours/${release?.label ?? '-'} ${summary.polls.oursToRelease ?? '-'}, ours/bare ${summary.polls.oursToBare}; ` +
+            `SSE ours/bare p99 ${summary.sse.p99OursToBare}, last ${summary.sse.lastOursToBare}; hooks ours/bare last ${summary.hooks.lastOursToBare} (ours/${release?.label ?? '-'} ${summary.hooks.lastOursToRelease ?? '-'}); ` +
+            `random ${summary.random.map(r => `${r.states}: ours/${release?.label ?? '-'} ${r.oursToRelease ?? '-'} p99 ${r.p99Ms} ms`).join(', ')}; hot set ours/bare ${hot?.oursToBare ?? '-'}; ` +
+            `memory ours/${release?.label ?? '-'} idle ${summary.memory.idleOursToRelease ?? '-'}, peak ${summary.memory.peakOursToRelease ?? '-'}`,
+    );
+    const targets = targetTable(summary);
+    console.log('targets');
+    console.table(targets);
+    const seconds = Math.round((Date.now() - started) / 1000);
+    console.log(`bench: compare run took ${Math.floor(seconds / 60)} min ${seconds % 60} s`);
+    return { release: release?.label ?? null, skipped: skip, nodeFlags, startMs, http, fanOut, fanOutSummary, burst, memory, randomReads, sse, sseSummary, hooks, hookSummary, summary, targets, seconds };
 }

@@ -10,13 +10,13 @@ import { startBare } from './http';
 
 const ID = '0_userdata.0.bench';
 
-async function inBatches(count: number, size: number, task: (i: number) => Promise<unknown>): Promise<void> {
+export async function inBatches(count: number, size: number, task: (i: number) => Promise<unknown>): Promise<void> {
     for (let start = 0; start < count; start += size) {
         await Promise.all(Array.from({ length: Math.min(size, count - start) }, (_, k) => task(start + k)));
     }
 }
 
-function post(agent: Agent, url: string, body: unknown): Promise<number> {
+export function post(agent: Agent, url: string, body: unknown): Promise<number> {
     return new Promise((resolve, reject) => {
         const text = JSON.stringify(body);
         const req = request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } }, res => {

@@ -17,6 +17,8 @@ export interface BenchAdapter {
     baseUrl: string;
     host: string;
     port: number;
+    /** The Node flags it was started with (those of the io-package.json it runs from). */
+    nodeFlags: string[];
     /** Process spawn to its first answer, in ms. */
     startMs: number;
     rss(): number;
@@ -58,11 +60,24 @@ export interface AdapterOptions {
 /** Another build of the adapter (e.g. an older commit's `build/src/main.js`) to compare with this one. */
 const ADAPTER_MAIN = process.env.BENCH_ADAPTER_MAIN ?? join(PROJECT_ROOT, 'build', 'src', 'main.js');
 
+/**
+ * The flags js-controller would start the adapter with: `common.nodeProcessParams` of the io-package.json
+ * it runs from (a release's own, none if it names none). `BENCH_NODE_FLAGS` (space-separated) replaces ours only.
+ */
+export function adapterNodeFlags(ioPackageFile?: string): string[] {
+    if (ioPackageFile) {
+        return (JSON.parse(readFileSync(ioPackageFile, 'utf8')).common?.nodeProcessParams as string[] | undefined) ?? [];
+    }
+    const override = process.env.BENCH_NODE_FLAGS;
+    return override !== undefined ? override.split(/\s+/).filter(Boolean) : nodeProcessParams();
+}
+
 async function spawnAdapter(storage: Storage, { label, main, instance, native = {}, ioPackageFile, cwd }: AdapterOptions): Promise<BenchAdapter> {
     const port = await freePort();
     await writeInstance(storage, { bind: '127.0.0.1', port, ...native }, { instance, ioPackageFile });
     const profile = process.env.BENCH_PROFILE && !ioPackageFile ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-    const args = [...profile, ...nodeProcessParams(), '--require', join(PROJECT_ROOT, 'build', 'test', 'support', 'exit-with-parent.js'), main, ...(instance ? ['--instance', String(instance)] : [])];
+    const nodeFlags = adapterNodeFlags(ioPackageFile);
+    const args = [...profile, ...nodeFlags, '--require', join(PROJECT_ROOT, 'build', 'test', 'support', 'exit-with-parent.js'), main, ...(instance ? ['--instance', String(instance)] : [])];
     const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, IOBROKER_DATA_DIR: storage.dataDir }, stdio: 'ignore', cwd });
     const baseUrl = `http://127.0.0.1:${port}`;
     const spawned = Date.now();
@@ -84,6 +99,7 @@ async function spawnAdapter(storage: Storage, { label, main, instance, native = 
         baseUrl,
         host: '127.0.0.1',
         port,
+        nodeFlags,
         startMs: Date.now() - spawned,
         rss: () => statusMB(child, 'VmRSS'),
         peakRss: () => statusMB(child, 'VmHWM'),

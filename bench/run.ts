@@ -2,7 +2,7 @@
  * `npm run bench`: HTTP hot paths and event fan-out against the embedded runtime and a bare node:http
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
- * BENCH_HOOKS (1000), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
+ * BENCH_HOOKS (1000), BENCH_STREAMS (SSE streams of the compare run, 1000), BENCH_NODE_FLAGS (replaces our adapter's Node flags), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
  * BENCH_ONLY=http|events|listing|random|large|serialize|sharing|conditional (sharing, conditional: only when named; random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -44,8 +44,10 @@ async function main(): Promise<void> {
     const only = compareVersion() && !randomBesideRelease ? 'compare' : process.env.BENCH_ONLY;
     const started = Date.now();
     const bare = await startBare();
-    // rounds of 10,000 polls each stay within the session limits (sessions of earlier rounds are still open)
-    const rt = await startRuntime({ hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0, pollSessionsPerUser: 100_000, pollSessionsTotal: 100_000 });
+    // rounds of 10,000 polls, 1,000 streams or 1,000 hooks each stay within the limits (what earlier rounds opened is still there)
+    const limits = { pollSessionsPerUser: 100_000, pollSessionsTotal: 100_000, hooksPerUser: 100_000, hooksTotal: 100_000, sseStreamsPerUser: 100_000, sseStreamsTotal: 100_000 };
+    const rt = await startRuntime({ hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0, ...limits });
+    const randomSizes = (process.env.BENCH_RANDOM ?? '1000,10000,50000').split(',').map(Number);
     const result: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
     try {
         await rt.storage.objects.setObjectAsync(VALUE_ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
         result.startMs = rt.startMs;
         const compare = compareVersion();
         if (compare && !randomBesideRelease) {
-            // the side-by-side run with a published release is a run of its own: about 8 minutes
+            // the side-by-side run with a published release is a run of its own: under 10 minutes
             result.compare = await measureCompare(rt, bare.baseUrl, {
                 version: compare,
                 seconds: env('BENCH_SECONDS', 3),
@@ -63,6 +65,9 @@ async function main(): Promise<void> {
                 polls: env('BENCH_POLLS', 10_000),
                 sessions: env('BENCH_SESSIONS', 100),
                 writes: env('BENCH_WRITES', 1000),
+                randomSizes,
+                streams: env('BENCH_STREAMS', 1000),
+                hooks: env('BENCH_HOOKS', 1000),
             });
         }
         if (!only || only === 'listing') {
@@ -74,9 +79,8 @@ async function main(): Promise<void> {
             console.log(JSON.stringify(result.largeInstall, null, 2));
         }
         if (!only || only === 'random') {
-            const sizes = (process.env.BENCH_RANDOM ?? '1000,10000,50000').split(',').map(Number);
             const beside = randomBesideRelease ? await startRelease(rt, compare!) : {};
-            result.randomReads = await measureRandomReads(rt, bare.baseUrl, sizes, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3), beside.release);
+            result.randomReads = await measureRandomReads(rt, bare.baseUrl, randomSizes, env('BENCH_SECONDS', 8), env('BENCH_ROUNDS', 3), beside.release);
             console.table(result.randomReads);
         }
         if (!only || only === 'serialize') {
@@ -118,7 +122,7 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${String(result.date).replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
-    console.log(`adapter RSS idle ${result.adapterRssIdleMB} MB, after ${result.adapterRssAfterMB} MB, start ${result.startMs} ms; written to ${file}`);
+    console.log(`adapter RSS idle ${result.adapterRssIdleMB} MB, after ${result.adapterRssAfterMB} MB, start ${result.startMs} ms; ${result.seconds} s in all; written to ${file}`);
 }
 
 void main().then(
