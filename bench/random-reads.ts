@@ -24,8 +24,8 @@ async function populate(rt: BenchRuntime, from: number, to: number): Promise<voi
     }
 }
 
-/** Not counted: each target compiles the path and fills its caches first. */
-const WARMUP_SECONDS = 1;
+/** Not counted: each target compiles the path and fills its caches first (1,000 ids fill in about 1-2 s). */
+const WARMUP_SECONDS = 2;
 
 /** For each size: bare, ours(, release), bare, ours ... `rounds` times, every round printed; medians. */
 export async function measureRandomReads(rt: BenchRuntime, bareUrl: string, sizes: number[], seconds: number, rounds: number, release?: BenchAdapter): Promise<RandomReadFigures[]> {
@@ -43,13 +43,14 @@ export async function measureRandomReads(rt: BenchRuntime, bareUrl: string, size
         const bare: LoadResult[] = [];
         const ours: LoadResult[] = [];
         const theirs: LoadResult[] = [];
-        await load(`${bareUrl}/`, scenario, WARMUP_SECONDS);
+        // the bare server gets the same random paths: the load generator's cost of making them is the same for all
+        await load(`${bareUrl}/`, scenario, WARMUP_SECONDS, random);
         await load(`${rt.baseUrl}/`, scenario, WARMUP_SECONDS, random);
         if (release) {
             await load(`${release.baseUrl}/`, scenario, WARMUP_SECONDS, random);
         }
         for (let round = 0; round < rounds; round++) {
-            bare.push(await load(`${bareUrl}/`, scenario, seconds));
+            bare.push(await load(`${bareUrl}/`, scenario, seconds, random));
             ours.push(await load(`${rt.baseUrl}/`, scenario, seconds, random));
             if (release) {
                 theirs.push(await load(`${release.baseUrl}/`, scenario, seconds, random));

@@ -45,6 +45,8 @@ interface Entry<T> {
     bytes: number;
     /** Reads that came while the entry was being settled: they wait for it instead of reading past it. */
     waiters: Array<() => void>;
+    /** `uses` when it was last moved to the recent end of the entries. */
+    movedAt: number;
 }
 
 const DEFAULT_MAX_ENTRIES = 2000;
@@ -70,6 +72,8 @@ export class CoherentCache<T> {
     private readonly maxEntries: number;
     private readonly maxBytes: number;
     private bytes = 0;
+    /** Hits so far: an entry's `movedAt` says how many hits ago it was last moved to the recent end. */
+    private uses = 0;
     /** With `watchAll`: the one subscription, confirmed (or failed) once. */
     private watching: Promise<unknown> | null = null;
     private readonly usable = connectionCheck(
@@ -96,9 +100,14 @@ export class CoherentCache<T> {
         if (!entry || entry.unsettled || entry.dirty || !this.usable()) {
             return undefined;
         }
-        // most recently used last, so eviction takes the oldest
-        this.entries.delete(id);
-        this.entries.set(id, entry);
+        // most recently used last, so eviction takes the oldest; moved only when it has fallen into the
+        // older half, since moving costs the Map a delete and an insert on every hit
+        const now = ++this.uses;
+        if (now - entry.movedAt > this.maxEntries / 2) {
+            entry.movedAt = now;
+            this.entries.delete(id);
+            this.entries.set(id, entry);
+        }
         this.asked.increment(id);
         return entry.value;
     }
@@ -185,7 +194,7 @@ export class CoherentCache<T> {
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
-        const entry: Entry<T> = { id, value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, bytes: 0, waiters: [] };
+        const entry: Entry<T> = { id, value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, bytes: 0, waiters: [], movedAt: this.uses };
         this.entries.set(id, entry);
         if (this.entries.size > this.maxEntries) {
             this.drop(this.entries.keys().next().value!);
