@@ -261,7 +261,11 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     }
 
     function answer(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> | void {
-        request.signal = route.waits ? abortOnClose(res) : undefined;
+        if (route.waits) {
+            request.gone = () => res.destroyed && !res.writableFinished;
+            let signal: AbortSignal | undefined;
+            Object.defineProperty(request, 'signal', { get: () => (signal ??= abortOnClose(res)), enumerable: true });
+        }
         const result = route.handler(request, ctx);
         if (result instanceof Promise) {
             return result.then(value => sendResult(req, res, route, value));

@@ -13,8 +13,8 @@ export type Answer = EventBody | EventBody[] | { disconnect: true } | { overflow
 
 interface Waiter {
     batch: boolean;
-    /** Aborted when the client went away: looked at when an event comes, not listened to. */
-    signal: AbortSignal;
+    /** True once the client went away: asked when an event comes, not listened to. */
+    gone: () => boolean;
     resolve(answer: Answer): void;
     /** Forgets a waiter whose client is gone (its timer). */
     forget(): void;
@@ -105,7 +105,7 @@ export class PollingSession implements Sink {
         this.stats.delivered.polling++;
         // a client that went away must not swallow the event: the next waiting poll gets it, or the queue
         for (let waiter = this.waiters.shift(); waiter; waiter = this.waiters.shift()) {
-            if (!waiter.signal.aborted) {
+            if (!waiter.gone()) {
                 waiter.resolve(waiter.batch ? [event] : event);
                 return;
             }
@@ -118,7 +118,7 @@ export class PollingSession implements Sink {
      * `done` gets the queued events at once, or the next one as it is delivered (in the same turn:
      * no promise per waiting poll), or nothing after the timeout or when the client went away.
      */
-    wait(batch: boolean, signal: AbortSignal, done: (answer: Answer) => void): void {
+    wait(batch: boolean, gone: () => boolean, done: (answer: Answer) => void): void {
         this.lastSeen = Date.now();
         const ready = this.take(batch);
         if (ready !== undefined) {
@@ -126,7 +126,7 @@ export class PollingSession implements Sink {
             return;
         }
         // no abort listener per poll: adding and removing one for each of 10,000 waiting polls costs more
-        // than looking at `signal.aborted` when an event comes (a gone client's waiter lingers until then)
+        // than asking `gone()` when an event comes (a gone client's waiter lingers until then)
         const timer = setTimeout(() => {
             const index = this.waiters.indexOf(waiter);
             if (index !== -1) {
@@ -136,7 +136,7 @@ export class PollingSession implements Sink {
         }, this.timeout);
         const waiter: Waiter = {
             batch,
-            signal,
+            gone,
             resolve: answer => {
                 clearTimeout(timer);
                 this.lastSeen = Date.now();

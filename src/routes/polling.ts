@@ -23,11 +23,11 @@ interface Poll {
     connect: boolean;
     timeout: number | undefined;
     batch: boolean;
-    signal: AbortSignal;
+    gone: () => boolean;
 }
 
 /** With other instances alive: the session may have been polled elsewhere, and the others learn what this poll hands out. */
-async function sharedPoll(share: PollingShare, { owner, sid, connect, timeout, batch, signal }: Poll): Promise<Reply> {
+async function sharedPoll(share: PollingShare, { owner, sid, connect, timeout, batch, gone }: Poll): Promise<Reply> {
     const session = (await share.find(owner, sid, true))!;
     if (connect) {
         session.timeout = timeout ?? DEFAULT_POLL_TIMEOUT_MS;
@@ -40,7 +40,7 @@ async function sharedPoll(share: PollingShare, { owner, sid, connect, timeout, b
     }
     await share.beforePoll(session);
     return Reply.later(reply =>
-        session.wait(batch, signal, answer => {
+        session.wait(batch, gone, answer => {
             // told before it goes: a next poll on another instance must not hand out the same events again
             void share.handed(session, answer).then(handout =>
                 reply(() => {
@@ -80,7 +80,7 @@ export const pollingRoute = defineRoute({
         const share = ctx.events.polling.shared();
         if (share) {
             const connect = 'connect' in req.query || 'check' in req.query;
-            return sharedPoll(share, { owner: ctx.owner, sid: sidOf(req.input.sid, req.remoteAddress), connect, timeout: req.input.timeout, batch: req.input.batch === true, signal: req.signal! });
+            return sharedPoll(share, { owner: ctx.owner, sid: sidOf(req.input.sid, req.remoteAddress), connect, timeout: req.input.timeout, batch: req.input.batch === true, gone: req.gone! });
         }
         const session = ctx.events.polling.getOrCreate(ctx.owner, sidOf(req.input.sid, req.remoteAddress));
         const { timeout } = req.input;
@@ -94,6 +94,6 @@ export const pollingRoute = defineRoute({
         }
         const batch = req.input.batch === true;
         // answered from the delivery itself: 10,000 waiting polls cost no promise each
-        return Reply.later(reply => session.wait(batch, req.signal!, answer => reply(() => Reply.text(answerText(answer), 'text/plain'))));
+        return Reply.later(reply => session.wait(batch, req.gone!, answer => reply(() => Reply.text(answerText(answer), 'text/plain'))));
     },
 });

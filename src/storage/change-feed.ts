@@ -21,12 +21,21 @@ export interface SubscribePort {
     unsubscribeForeignObjectsAsync(pattern: string): Promise<void>;
 }
 
+function notify(sub: Subscription, id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
+    // a copy: a listener may release itself (or another) while being told
+    for (const listener of [...sub.listeners]) {
+        listener(id, value);
+    }
+}
+
 /**
  * One place that subscribes at js-controller, reference-counted per pattern, and fans every
  * change out to the listeners whose pattern matches. One listener leaving never silences another.
  */
 export class ChangeFeed {
     private readonly subs: Record<ChangeKind, Map<string, Subscription>> = { state: new Map(), object: new Map() };
+    /** The subscriptions with wildcards, beside all of them: a change is matched by a lookup of its id plus only these (the caches hold thousands of single ids). */
+    private readonly wildcards: Record<ChangeKind, Set<Subscription>> = { state: new Set(), object: new Set() };
 
     constructor(private readonly port: SubscribePort) {}
 
@@ -43,6 +52,9 @@ export class ChangeFeed {
                     : this.port.subscribeForeignObjectsAsync(pattern);
             sub = { pattern, regExp: isPattern(pattern) ? patternToRegExp(pattern) : null, listeners: new Set(), ready };
             map.set(pattern, sub);
+            if (sub.regExp) {
+                this.wildcards[kind].add(sub);
+            }
         }
         sub.listeners.add(listener);
         const current = sub;
@@ -62,11 +74,13 @@ export class ChangeFeed {
     }
 
     emit(kind: ChangeKind, id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
-        for (const sub of this.subs[kind].values()) {
-            if (sub.regExp ? sub.regExp.test(id) : sub.pattern === id) {
-                for (const listener of [...sub.listeners]) {
-                    listener(id, value);
-                }
+        const exact = this.subs[kind].get(id);
+        if (exact && !exact.regExp) {
+            notify(exact, id, value);
+        }
+        for (const sub of this.wildcards[kind]) {
+            if (sub.regExp!.test(id)) {
+                notify(sub, id, value);
             }
         }
     }
@@ -82,6 +96,7 @@ export class ChangeFeed {
             return;
         }
         this.subs[kind].delete(sub.pattern);
+        this.wildcards[kind].delete(sub);
         await (kind === 'state'
             ? this.port.unsubscribeForeignStatesAsync(sub.pattern)
             : this.port.unsubscribeForeignObjectsAsync(sub.pattern)

@@ -90,8 +90,8 @@ t.test('a polling session that nobody polls keeps the newest 1,000 events and re
     for (let i = 0; i < 1003; i++) {
         session.deliver({ id: 'a.b', state: { val: i, ack: true, ts: i, lc: i, from: 'x', q: 0 } });
     }
-    const signal = new AbortController().signal;
-    const poll = (batch: boolean): Promise<unknown> => new Promise(resolve => session.wait(batch, signal, resolve));
+    const stays = (): boolean => false;
+    const poll = (batch: boolean): Promise<unknown> => new Promise(resolve => session.wait(batch, stays, resolve));
     t.same(await poll(false), { overflow: true, dropped: 3 }, 'first the overflow');
     t.match(await poll(false), { state: { val: 3 } }, 'then the oldest kept');
     const rest = (await poll(true)) as unknown[];

@@ -9,8 +9,8 @@ import type { EventBody } from '../../src/events/hub';
 
 const event = (val: number): EventBody => ({ id: '0_userdata.0.x', state: { val, ack: true, ts: 1000 + val, lc: 1000 + val, from: 'x', q: 0 } });
 const noFeed = { listen: async () => async () => undefined };
-const signal = new AbortController().signal;
-const poll = (session: PollingSession): Promise<unknown> => new Promise(resolve => session.wait(true, signal, resolve));
+const stays = (): boolean => false;
+const poll = (session: PollingSession): Promise<unknown> => new Promise(resolve => session.wait(true, stays, resolve));
 const vals = (answer: unknown): unknown[] => (answer as Array<{ state?: { val: number }; overflow?: true }>).map(e => (e.overflow ? 'overflow' : e.state?.val));
 
 t.test('handed out elsewhere: dropped from the queue, or skipped when it arrives later', async t => {
