@@ -44,7 +44,7 @@ export async function measureRandomReads(rt: BenchRuntime, bareUrl: string, size
         const ours: LoadResult[] = [];
         const theirs: LoadResult[] = [];
         // the bare server gets the same random paths: the load generator's cost of making them is the same for all
-        await load(`${bareUrl}/`, scenario, WARMUP_SECONDS, random);
+        await load(`${bareUrl}/`, scenario, 1, random);
         await load(`${rt.baseUrl}/`, scenario, WARMUP_SECONDS, random);
         if (release) {
             await load(`${release.baseUrl}/`, scenario, WARMUP_SECONDS, random);
