@@ -165,8 +165,8 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
     console.table(randomRows);
     console.log(`bench: ${at()} random reads done`);
 
-    // SSE: the release has none. Not counted: a fan-out per target first (the bare one at full size, it costs nothing to set up)
-    await sseFanOut(rt.ours, rt.storage, 20, '0_userdata.0.sse_warm');
+    // SSE: the release has none. Not counted: a full-size fan-out per target first, so both deliver with warm code
+    await sseFanOut(rt.ours, rt.storage, options.streams, '0_userdata.0.sse_warm');
     await bareSseFanOut(bareUrl, options.streams, 200);
     const sse: Record<string, ReceiverFigures>[] = [];
     for (let round = 1; round <= options.rounds; round++) {
@@ -179,9 +179,9 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
     console.log(`bench: ${at()} SSE done`);
 
     const hookTargets = [...adapters.map(a => ({ label: a.label, run: (count: number, id: string) => hookFanOut(a, rt.storage, count, id) })), { label: 'bare', run: (count: number) => bareHookFanOut(bareUrl, count) }];
-    // not counted: a fan-out per target first; the bare one at full size, as an adapter's client code is warm from the registration calls
+    // not counted: a full-size fan-out per target first (registering hooks does not warm the code that delivers them)
     for (const target of hookTargets) {
-        await target.run(target.label === 'bare' ? options.hooks : 20, `0_userdata.0.hook_warm_${slug(target.label)}`);
+        await target.run(options.hooks, `0_userdata.0.hook_warm_${slug(target.label)}`);
     }
     const hooks: Record<string, ReceiverFigures>[] = [];
     for (let round = 1; round <= options.rounds; round++) {
