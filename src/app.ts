@@ -236,6 +236,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         if (!isAllowed(ctx.acl, route.permission) || !scopeAdmits(ctx, route)) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
+        let signal: AbortSignal | undefined;
         const request: RouteRequest = {
             params: routeParams(route, params),
             query,
@@ -246,6 +247,9 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             prefix: view?.prefix ?? prefix,
             url: publicPath(url, prefix, view),
             forwarded: view && (view.origin !== undefined || view.prefix !== undefined) ? { origin: view.origin } : undefined,
+            // made on the first call: 10,000 waiting polls only ask `gone()` and hold no controller each
+            goneSignal: route.waits ? () => (signal ??= abortOnClose(res)) : undefined,
+            gone: route.waits ? () => res.destroyed && !res.writableFinished : undefined,
         };
         if (route.beforeBody || route.body) {
             return withBody(req, res, route, request, ctx);
@@ -261,11 +265,6 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     }
 
     function answer(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> | void {
-        if (route.waits) {
-            request.gone = () => res.destroyed && !res.writableFinished;
-            let signal: AbortSignal | undefined;
-            Object.defineProperty(request, 'signal', { get: () => (signal ??= abortOnClose(res)), enumerable: true });
-        }
         const result = route.handler(request, ctx);
         if (result instanceof Promise) {
             return result.then(value => sendResult(req, res, route, value));

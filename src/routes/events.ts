@@ -57,7 +57,7 @@ export const eventStreamRoute = defineRoute({
         '200': { description: STREAM_DESCRIPTION, content: { 'text/event-stream': EVENT_BODY } },
     },
     errors: [429],
-    async handler({ input, headers, signal }, ctx) {
+    async handler({ input, headers, goneSignal }, ctx) {
         const patterns = { states: patternList('pattern', input.pattern), objects: patternList('objects', input.objects) };
         if (!patterns.states.length && !patterns.objects.length) {
             throw new HttpError('INVALID_PARAMS', 'pattern or objects is required', {
@@ -82,7 +82,7 @@ export const eventStreamRoute = defineRoute({
             changedSince: (since: number) => changedSince(ctx.data, patterns, since),
         };
         const start = await ctx.events.sse.open(ctx.owner, patterns, options);
-        // a `waits` route always gets a signal
-        return Reply.stream(start, signal!, SSE_HEADERS);
+        // a `waits` route always gets one
+        return Reply.stream(start, goneSignal!(), SSE_HEADERS);
     },
 });

@@ -31,8 +31,8 @@ export interface RouteRequest<Params = Record<string, string>, Input = Record<st
      * `url` are then the public ones, and `origin` the public origin when it is known.
      */
     forwarded?: { origin?: string };
-    /** Aborted when the client goes away; only for routes marked `waits` (made when first read). */
-    signal?: AbortSignal;
+    /** A signal aborted when the client goes away, made on the first call; only for routes marked `waits`. */
+    goneSignal?: () => AbortSignal;
     /**
      * Whether the client went away, for routes marked `waits` that only look when something happens
      * (a long poll when an event comes): asked, never listened to, so 10,000 waiting polls hold no
