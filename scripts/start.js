@@ -1,25 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: rebuild when a source is newer than the build, then run the embedded launcher.
 'use strict';
-const { execFileSync } = require('node:child_process');
-const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
+const { buildIfStale } = require('./build-if-stale');
 
-const root = join(__dirname, '..');
-const marker = join(root, 'build', 'src', 'main.js');
-
-function newest(dir) {
-    let time = 0;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        time = Math.max(time, entry.isDirectory() ? newest(path) : entry.name.endsWith('.ts') ? statSync(path).mtimeMs : 0);
-    }
-    return time;
-}
-
-const sources = Math.max(...['src', 'commands', 'scripts'].map(d => newest(join(root, d))));
-if (!existsSync(marker) || statSync(marker).mtimeMs < sources) {
-    console.log('[start] building ...');
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
-}
-require(join(root, 'build', 'scripts', 'embedded.js'));
+buildIfStale();
+require(join(__dirname, '..', 'build', 'scripts', 'embedded.js'));
