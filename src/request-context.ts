@@ -1,5 +1,6 @@
 import type { Acl, AclCache, PermissionEntry } from './access/rules';
 import { ownerOf } from './access/owner';
+import { pairMemo } from './pair-memo';
 import { writingScope } from './access/scope';
 import type { ApiTokens } from './auth/api-tokens';
 import type { BruteForceGuard } from './auth/brute-force';
@@ -100,20 +101,11 @@ export function writingContext(ctx: RequestContext): RequestContext {
 }
 
 /** One context per ACL object and services: nothing in a context changes per request, and the ACL cache hands out the same object until rights change. */
-const made = new WeakMap<ContextServices, WeakMap<Acl, RequestContext>>();
+const made = pairMemo<ContextServices, Acl, RequestContext>();
 
 export function createContext(services: ContextServices, acl: Acl): RequestContext {
-    let byAcl = made.get(services);
-    if (!byAcl) {
-        byAcl = new WeakMap();
-        made.set(services, byAcl);
-    }
-    let ctx = byAcl.get(acl);
-    if (!ctx) {
-        ctx = newContext(services, acl);
-        byAcl.set(acl, ctx);
-    }
-    return ctx;
+    // newContext itself, not a closure: nothing is allocated on a hit (the hot read path)
+    return made(services, acl, newContext);
 }
 
 function newContext(services: ContextServices, acl: Acl): RequestContext {

@@ -1,6 +1,7 @@
 import { groupRights, holdsAll, isAdministratorAcl, seesAll, type Acl, type AclCache, type Guarded } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import type { StoragePort } from './port';
+import { pairMemo } from '../pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
 
 /*
@@ -27,7 +28,8 @@ function forbidden(id: string): HttpError {
     return new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
 }
 
-const guards = new WeakMap<StoragePort, WeakMap<Acl, StoragePort>>();
+/** One checked port per port and ACL. */
+const guards = pairMemo<StoragePort, Acl, StoragePort>();
 /** A checked port's unchecked one: a context derived from another checks against its own ACL, once. */
 const unchecked = new WeakMap<StoragePort, StoragePort>();
 
@@ -37,18 +39,11 @@ export function guardedStorage(given: StoragePort, acl: Acl, ownerOnly: boolean,
     if (seesAll(acl)) {
         return port;
     }
-    let byAcl = guards.get(port);
-    if (!byAcl) {
-        byAcl = new WeakMap();
-        guards.set(port, byAcl);
-    }
-    let guarded = byAcl.get(acl);
-    if (!guarded) {
-        guarded = createGuard(port, acl, ownerOnly, services);
-        byAcl.set(acl, guarded);
+    return guards(port, acl, () => {
+        const guarded = createGuard(port, acl, ownerOnly, services);
         unchecked.set(guarded, port);
-    }
-    return guarded;
+        return guarded;
+    });
 }
 
 function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: PolicyServices): StoragePort {
