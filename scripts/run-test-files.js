@@ -7,6 +7,25 @@ const { spawn } = require('node:child_process');
 const { readdirSync, statSync } = require('node:fs');
 const { join, relative } = require('node:path');
 
+/** Ends a detached child's whole process group (what it spawned too); nothing when it is gone already. */
+function killGroup(pid) {
+    try {
+        process.kill(-pid, 'SIGKILL');
+    } catch {
+        // already gone
+    }
+}
+
+/** Ends the group after `ms`; `timedOut` says whether it had to. `clear()` once the child closed. */
+function groupDeadline(pid, ms) {
+    const timer = setTimeout(() => {
+        deadline.timedOut = true;
+        killGroup(pid);
+    }, ms);
+    const deadline = { timedOut: false, clear: () => clearTimeout(timer) };
+    return deadline;
+}
+
 /** Every `*.test.js` below `dir`, in name order. */
 function findTestFiles(dir) {
     const found = [];
@@ -45,25 +64,13 @@ function runFile(root, file, { preload, timeoutMs }) {
         let output = '';
         child.stdout.on('data', chunk => (output += chunk));
         child.stderr.on('data', chunk => (output += chunk));
-        let timedOut = false;
-        const timer = setTimeout(() => {
-            timedOut = true;
-            try {
-                process.kill(-child.pid, 'SIGKILL');
-            } catch {
-                // already gone
-            }
-        }, timeoutMs);
+        const deadline = groupDeadline(child.pid, timeoutMs);
         child.on('close', code => {
-            clearTimeout(timer);
+            deadline.clear();
             // whatever the file started and left behind (a failed teardown) goes with it
-            try {
-                process.kill(-child.pid, 'SIGKILL');
-            } catch {
-                // nothing left
-            }
+            killGroup(child.pid);
             const counts = closingCount(output) ?? { pass: 0, fail: 0 };
-            const problem = timedOut ? `killed after ${timeoutMs / 1000} s` : code !== 0 && counts.fail === 0 ? `exit code ${code} without a failed assertion` : '';
+            const problem = deadline.timedOut ? `killed after ${timeoutMs / 1000} s` : code !== 0 && counts.fail === 0 ? `exit code ${code} without a failed assertion` : '';
             if (problem) {
                 counts.fail += 1;
             }
@@ -105,4 +112,4 @@ async function runTestFiles(root, files, { jobs = 4, timeoutMs = 180_000, first 
     return { ...totals, ok: totals.fail === 0 };
 }
 
-module.exports = { runTestFiles };
+module.exports = { runTestFiles, groupDeadline };

@@ -7,7 +7,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const { readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { runTestFiles } = require('./run-test-files');
+const { groupDeadline, runTestFiles } = require('./run-test-files');
 
 const STARTED = Date.now();
 const root = join(__dirname, '..');
@@ -64,18 +64,10 @@ function runHarness() {
             // its own process group, so a hang can be ended together with the adapter it spawned
             { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], detached: true },
         );
-        let timedOut = false;
-        const timer = setTimeout(() => {
-            timedOut = true;
-            try {
-                process.kill(-mocha.pid, 'SIGKILL');
-            } catch {
-                // already gone
-            }
-        }, HARNESS_LIMIT_MS);
+        const deadline = groupDeadline(mocha.pid, HARNESS_LIMIT_MS);
         mocha.on('error', err => console.log(`# harness: cannot start mocha: ${err.message}`));
         mocha.on('close', code => {
-            clearTimeout(timer);
+            deadline.clear();
             let result;
             try {
                 result = JSON.parse(readFileSync(report, 'utf8'));
@@ -91,10 +83,10 @@ function runHarness() {
             for (const test of result?.pending ?? []) {
                 console.log(`# harness: skipped ${test.fullTitle}`);
             }
-            if (timedOut) {
+            if (deadline.timedOut) {
                 console.log(`# harness: killed after ${HARNESS_LIMIT_MS / 60_000} minutes`);
             }
-            if (!result || timedOut || (code !== 0 && fail === 0)) {
+            if (!result || deadline.timedOut || (code !== 0 && fail === 0)) {
                 console.log(`# harness: did not complete (exit code ${code}); counted as a failure`);
                 fail += 1;
             }

@@ -114,7 +114,7 @@ export interface Route {
      * person opens in a browser (the docs document), never for API calls.
      */
     challenge?: boolean;
-    /** The answer may take long (long polling, event streams): the handler gets an abort signal. */
+    /** The answer may take long (long polling, event streams): the handler gets `gone()` and `goneSignal()`. */
     waits?: boolean;
     /**
      * A GET that writes (4.0.2's `?value=`, `/toggle`): `true`, or true for the queries that write.
