@@ -14,7 +14,7 @@ import { bareHookFanOut, hookFanOut } from './hooks';
 import { load, median, SCENARIOS, type LoadResult } from './http';
 import { measureRandomReads, type RandomReadFigures } from './random-reads';
 import { installRelease } from './release';
-import { bareSseFanOut, sseFanOut, type ReceiverFigures } from './sse';
+import { bareSseFanOut, sseFanOut, type ReceiverFigures, type SseFigures } from './sse';
 import { ratio, targetTable, type Summary } from './targets';
 
 export interface CompareOptions {
@@ -29,6 +29,8 @@ export interface CompareOptions {
     /** Event streams and URL hooks of their fan-outs. */
     streams: number;
     hooks: number;
+    /** Rounds of the SSE and hook fan-outs: a round takes a few seconds and a single one tens of ms, so more of them. */
+    eventRounds: number;
 }
 
 interface Row {
@@ -87,6 +89,12 @@ export async function startRelease(rt: BenchRuntime, version: string): Promise<{
         return { skip: installed.skip };
     }
     return { release: await rt.startAdapter({ label: installed.version, main: installed.main, instance: 1, native: { checkInterval: 0 }, ioPackageFile: installed.ioPackageFile, cwd: installed.dir }) };
+}
+
+/** Runs bare, then ours; answers in the order ours, bare. */
+async function bareFirst(runBare: () => Promise<SseFigures>, runOurs: () => Promise<SseFigures>): Promise<[SseFigures, SseFigures]> {
+    const bare = await runBare();
+    return [await runOurs(), bare];
 }
 
 const slug = (label: string): string => label.replace(/\W/g, '_');
@@ -169,9 +177,16 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
     await sseFanOut(rt.ours, rt.storage, options.streams, '0_userdata.0.sse_warm');
     await bareSseFanOut(bareUrl, options.streams, 200);
     const sse: Record<string, ReceiverFigures>[] = [];
-    for (let round = 1; round <= options.rounds; round++) {
-        const ours = await sseFanOut(rt.ours, rt.storage, options.streams, `0_userdata.0.sse_ours_${round}`);
-        const bare = await bareSseFanOut(bareUrl, options.streams, ours.frameBytes || 200);
+    let frameBytes = 0;
+    for (let round = 1; round <= options.eventRounds; round++) {
+        // who goes first alternates: whatever the previous round left behind (closing 1,000 sockets) hits both alike
+        const runOurs = async (): Promise<SseFigures> => {
+            const figures = await sseFanOut(rt.ours, rt.storage, options.streams, `0_userdata.0.sse_ours_${round}`);
+            frameBytes ||= figures.frameBytes;
+            return figures;
+        };
+        const runBare = (): Promise<SseFigures> => bareSseFanOut(bareUrl, options.streams, frameBytes || 200);
+        const [ours, bare] = round % 2 ? [await runOurs(), await runBare()] : await bareFirst(runBare, runOurs);
         sse.push({ ours, bare });
         console.log(`bench: SSE fan-out round ${round} (${options.streams} streams, ${ours.frameBytes} B frame): ${receiverLine('ours', ours)}; ${receiverLine('bare', bare)}; last ours/bare ${ratio(ours.maxMs, bare.maxMs) ?? '-'}`);
     }
@@ -184,9 +199,9 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
         await target.run(options.hooks, `0_userdata.0.hook_warm_${slug(target.label)}`);
     }
     const hooks: Record<string, ReceiverFigures>[] = [];
-    for (let round = 1; round <= options.rounds; round++) {
+    for (let round = 1; round <= options.eventRounds; round++) {
         const row: Record<string, ReceiverFigures> = {};
-        for (const target of hookTargets) {
+        for (const target of round % 2 ? hookTargets : [...hookTargets].reverse()) {
             row[target.label] = await target.run(options.hooks, `0_userdata.0.hook_${slug(target.label)}_${round}`);
         }
         hooks.push(row);
