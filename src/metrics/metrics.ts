@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { RequestSeries } from './request-series';
 import type { Channel, EventStats } from '../events/event-stats';
 
 /** What `/metrics` reads when scraped, besides what it counts itself. */
@@ -16,6 +17,8 @@ export interface StateSample {
 }
 
 const CHANNELS: Channel[] = ['polling', 'hook', 'sse'];
+/** `2xx` and its kin made once, not per request. */
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 let processRegistry: Registry | undefined;
 
@@ -32,34 +35,26 @@ function processMetrics(): Registry {
     return processRegistry;
 }
 
-interface RouteSeries {
-    requests: Counter.Internal;
-    duration: Histogram.Internal<string>;
-}
-
 /**
  * One prom-client registry per instance (inside web several instances share a process): request
  * counts and latencies by route template, the event core's counters; the process metrics beside it
- * are shared (processMetrics). Per-request
- * work is one cached series lookup; everything else is read when Prometheus scrapes.
+ * are shared (processMetrics). Per-request work is a few additions (src/metrics/request-series.ts);
+ * everything else is read when Prometheus scrapes.
  */
 export class Metrics {
     readonly registry = new Registry();
-    private readonly requests: Counter<string>;
-    private readonly duration: Histogram<string>;
-    private readonly series = new Map<string, RouteSeries>();
+    private readonly requests = new RequestSeries();
 
     constructor(sources: MetricsSources) {
         const registers = [this.registry];
-        const labelNames = ['route', 'method', 'status'];
-        this.requests = new Counter({ name: 'restapi_http_requests_total', help: 'HTTP requests answered, by route template, method and status class', labelNames, registers });
-        this.duration = new Histogram({
-            name: 'restapi_http_request_duration_seconds',
-            help: 'Time from the request to the end of its answer, by route template, method and status class',
-            labelNames,
-            buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
-            registers,
-        });
+        for (const metric of this.requests.metrics(
+            'restapi_http_requests_total',
+            'HTTP requests answered, by route template, method and status class',
+            'restapi_http_request_duration_seconds',
+            'Time from the request to the end of its answer, by route template, method and status class',
+        )) {
+            this.registry.registerMetric(metric);
+        }
         new Gauge({
             name: 'restapi_open_clients',
             help: 'Open long-polling sessions, URL hooks and event streams',
@@ -107,15 +102,7 @@ export class Metrics {
 
     /** One request; `route` is a template (`/v1/state/:stateId`), never a raw path; status 0: the client went away first. */
     observe(route: string, method: string, statusCode: number, seconds: number): void {
-        const status = statusCode ? `${Math.floor(statusCode / 100)}xx` : 'aborted';
-        const key = `${route}\u0000${method}\u0000${status}`;
-        let series = this.series.get(key);
-        if (!series) {
-            series = { requests: this.requests.labels(route, method, status), duration: this.duration.labels(route, method, status) };
-            this.series.set(key, series);
-        }
-        series.requests.inc();
-        series.duration.observe(seconds);
+        this.requests.observe(route, method, statusCode ? STATUS_CLASSES[Math.floor(statusCode / 100)] ?? `${Math.floor(statusCode / 100)}xx` : 'aborted', seconds);
     }
 
     /**
