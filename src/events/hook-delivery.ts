@@ -20,9 +20,10 @@ export function sign(secret: string, id: string, timestamp: number, body: string
     return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** One HTTP call to a hook with a JSON body; resolves on a status below 400, rejects otherwise. */
-export function deliver(target: string, body: string, options: DeliveryOptions): Promise<void> {
-    const url = new URL(target);
+/** One HTTP call to a hook with a JSON body; resolves on a status below 400, rejects otherwise. `target` is not changed. */
+export function deliver(target: URL, body: string, options: DeliveryOptions): Promise<void> {
+    // a GET carries the event in its query: on a copy, the hook's URL stays as registered
+    const url = options.method === 'GET' ? new URL(target) : target;
     assertTargetAllowed(url, options.targets);
     const headers: Record<string, string | number> = { 'User-Agent': 'ioBroker.rest-api' };
     if (options.method === 'GET') {

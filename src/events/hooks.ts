@@ -57,6 +57,8 @@ export class Hook implements Sink {
     private closed = false;
     private retryTimer: NodeJS.Timeout | null = null;
     private readonly stats: EventStats;
+    /** `url` parsed on the first call (a stored record's URL may be bad: that call fails like any other). */
+    private target: URL | null = null;
 
     constructor(
         readonly user: string,
@@ -97,7 +99,8 @@ export class Hook implements Sink {
 
     send(payload: Payload): Promise<void> {
         const text = payloadText(payload);
-        return deliver(this.url, text, {
+        this.target ??= new URL(this.url);
+        return deliver(this.target, text, {
             method: this.method,
             secret: this.secret,
             timeoutMs: this.settings.hookTimeout,

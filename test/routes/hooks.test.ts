@@ -110,3 +110,28 @@ t.test('registration errors', async t => {
         t.match(res.json.error, /link-local or cloud metadata address; the option hooksAllowLinkLocal allows it/);
     }
 });
+
+t.test('a GET hook keeps its own query: every call carries it and exactly one event', async t => {
+    hooks.received = [];
+    const url = `${hooks.url}/get?room=hall&event=mine`;
+    const res = await iob.request('/v1/state/0_userdata.0.h1/subscribe', { method: 'POST', body: { url, method: 'GET' } });
+    t.equal(res.status, 200);
+    for (const val of [41, 42, 43]) {
+        await write('0_userdata.0.h1', val);
+        t.ok(await until(() => hooks.received.some(r => r.url.includes(`%22val%22%3A${val}`))), `${val} delivered`);
+    }
+    const calls = hooks.received.filter(r => r.method === 'GET').map(r => new URL(r.url, 'http://x'));
+    t.equal(calls.length, 4, 'the check and three events');
+    for (const call of calls) {
+        t.equal(call.pathname, '/hook/get');
+        t.equal(call.searchParams.get('room'), 'hall', 'the registered query stays');
+        t.equal(call.searchParams.getAll('event').length, 1, 'one event per call, none left over from the one before');
+    }
+    t.same(
+        calls.slice(1).map(call => JSON.parse(call.searchParams.get('event')!).state.val),
+        [41, 42, 43],
+    );
+    const listed = await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(url)}`);
+    t.same(listed.json, { states: ['0_userdata.0.h1'] }, 'listed under the URL as registered');
+    await iob.request('/v1/state/0_userdata.0.h1/subscribe', { method: 'DELETE', body: { url } });
+});
