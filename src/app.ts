@@ -108,6 +108,13 @@ function publicPath(text: string, mount: string, view: PublicView | undefined): 
 }
 
 /** `/v1/state/:stateId`, `/v1/command/getState`, or `unmatched` for what no route took. */
+/** Where a request went, and when it came (`performance.now()`), for its metric. */
+type TimedPlace = ErrorPlace & { started: number };
+
+const PLACE = Symbol('request place');
+
+type Timed = ServerResponse & { [PLACE]?: TimedPlace };
+
 function metricsRoute(place: ErrorPlace): string {
     if (place.command) {
         return `/v1/command/${place.command}`;
@@ -280,6 +287,16 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         send(req, res, reply);
     }
 
+    /** By template, never by raw path: the number of series stays bounded; a client gone first counts as aborted. */
+    function observe(req: IncomingMessage, res: ServerResponse, place: TimedPlace): void {
+        services.meta.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - place.started) / 1000);
+    }
+
+    /** One listener function for every answer that comes later (10,000 waiting polls): no closure each. */
+    function observeClosed(this: ServerResponse): void {
+        observe(this.req, this, (this as Timed)[PLACE]!);
+    }
+
     return {
         router,
         handle(req, res) {
@@ -287,10 +304,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             if (!services.basePath && applyCors(req, res, services.meta.config)) {
                 return;
             }
-            const place: ErrorPlace = {};
-            const started = performance.now();
-            // by template, never by raw path: the number of series stays bounded; a client gone first counts as aborted
-            const observe = (): void => services.meta.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - started) / 1000);
+            const place: TimedPlace = { started: performance.now() };
             try {
                 dispatch(req, res, place)?.catch(err => fail(req, res, err, place));
             } catch (err) {
@@ -298,9 +312,10 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             }
             if (res.writableFinished) {
                 // answered in this turn (a cache hit): counted now, without a listener per request
-                observe();
+                observe(req, res, place);
             } else {
-                res.once('close', observe);
+                (res as Timed)[PLACE] = place;
+                res.on('close', observeClosed);
             }
         },
     };

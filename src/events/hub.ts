@@ -16,11 +16,14 @@ export interface Sink {
     deliver(event: EventBody): void;
 }
 
+/** Until the feed hands over the real one: one function for all, not one per subscription. */
+const releaseNothing = async (): Promise<void> => undefined;
+
 /** One pattern of one subscriber, with its own filter memory per id (4.0.2 shared one for a pattern). */
 export class Subscription {
     /** The last reported value per id, kept only when a filter compares with it (most subscriptions have none). */
     private readonly last: Map<string, unknown> | null;
-    release: () => Promise<void> = async () => undefined;
+    release: () => Promise<void> = releaseNothing;
 
     constructor(
         readonly kind: ChangeKind,

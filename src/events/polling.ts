@@ -11,13 +11,43 @@ const GC_INTERVAL_MS = 30_000;
 
 export type Answer = EventBody | EventBody[] | { disconnect: true } | { overflow: true; dropped?: number } | undefined;
 
-interface Waiter {
-    batch: boolean;
-    /** True once the client went away: asked when an event comes, not listened to. */
-    gone: () => boolean;
-    resolve(answer: Answer): void;
+/**
+ * A waiting poll. A class with a shared timer function rather than closures per poll: 10,000 of
+ * them wait at once, and each closure and its context would be held as long.
+ */
+class Waiter {
+    readonly timer: NodeJS.Timeout;
+
+    constructor(
+        private readonly session: PollingSession,
+        readonly batch: boolean,
+        /** True once the client went away: asked when an event comes, not listened to. */
+        readonly gone: () => boolean,
+        private readonly done: (answer: Answer) => void,
+    ) {
+        this.timer = setTimeout(expire, session.timeout, this);
+    }
+
+    resolve(answer: Answer): void {
+        clearTimeout(this.timer);
+        this.session.lastSeen = Date.now();
+        this.done(answer);
+    }
+
     /** Forgets a waiter whose client is gone (its timer). */
-    forget(): void;
+    forget(): void {
+        clearTimeout(this.timer);
+    }
+
+    /** Its timeout ran out: it leaves the session unanswered by an event. */
+    expired(): void {
+        this.session.dropWaiter(this);
+        this.resolve(undefined);
+    }
+}
+
+function expire(waiter: Waiter): void {
+    waiter.expired();
 }
 
 /**
@@ -79,8 +109,10 @@ export class PollingSession implements Sink {
     readonly subscriptions: SubscriptionSet;
     timeout = DEFAULT_POLL_TIMEOUT_MS;
     lastSeen = Date.now();
-    private readonly queue: BoundedQueue<EventBody>;
-    private readonly waiters: Waiter[] = [];
+    /** Made when the first event must wait here: most sessions hand every event straight to a waiting poll. */
+    private queue: BoundedQueue<EventBody> | null = null;
+    /** Made on the first poll (30,000 sessions of one kind may exist, each costing what it holds). */
+    private waiters: Waiter[] | null = null;
     /** Shared sessions only: events another instance handed out before they arrived here, by identity. */
     private handedElsewhere: Map<string, number> | null = null;
     /** Copied from the shared record: what the instance that held it had queued is lost, count unknown. */
@@ -95,7 +127,10 @@ export class PollingSession implements Sink {
         readonly sid = '',
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
-        this.queue = new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => stats.dropped.polling++);
+    }
+
+    private events(): BoundedQueue<EventBody> {
+        return (this.queue ??= new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => this.stats.dropped.polling++));
     }
 
     deliver(event: EventBody): void {
@@ -104,14 +139,14 @@ export class PollingSession implements Sink {
         }
         this.stats.delivered.polling++;
         // a client that went away must not swallow the event: the next waiting poll gets it, or the queue
-        for (let waiter = this.waiters.shift(); waiter; waiter = this.waiters.shift()) {
+        for (let waiter = this.waiters?.shift(); waiter; waiter = this.waiters!.shift()) {
             if (!waiter.gone()) {
                 waiter.resolve(waiter.batch ? [event] : event);
                 return;
             }
             waiter.forget();
         }
-        this.queue.push(event);
+        this.events().push(event);
     }
 
     /**
@@ -127,24 +162,15 @@ export class PollingSession implements Sink {
         }
         // no abort listener per poll: adding and removing one for each of 10,000 waiting polls costs more
         // than asking `gone()` when an event comes (a gone client's waiter lingers until then)
-        const timer = setTimeout(() => {
-            const index = this.waiters.indexOf(waiter);
-            if (index !== -1) {
-                this.waiters.splice(index, 1);
-            }
-            waiter.resolve(undefined);
-        }, this.timeout);
-        const waiter: Waiter = {
-            batch,
-            gone,
-            resolve: answer => {
-                clearTimeout(timer);
-                this.lastSeen = Date.now();
-                done(answer);
-            },
-            forget: () => clearTimeout(timer),
-        };
-        this.waiters.push(waiter);
+        (this.waiters ??= []).push(new Waiter(this, batch, gone, done));
+    }
+
+    /** A waiter whose timeout ran out. */
+    dropWaiter(waiter: Waiter): void {
+        const index = this.waiters?.indexOf(waiter) ?? -1;
+        if (index !== -1) {
+            this.waiters!.splice(index, 1);
+        }
     }
 
     /** Another instance handed these events out: they leave the queue here, or are skipped when they come. */
@@ -153,7 +179,7 @@ export class PollingSession implements Sink {
         for (const identity of identities) {
             left.set(identity, (left.get(identity) ?? 0) + 1);
         }
-        this.queue.removeWhere(event => take(left, eventIdentity(event)));
+        this.queue?.removeWhere(event => take(left, eventIdentity(event)));
         if (!left.size) {
             return;
         }
@@ -193,7 +219,8 @@ export class PollingSession implements Sink {
     }
 
     private take(batch: boolean): Answer {
-        const dropped = this.queue.takeDropped() + this.undelivered;
+        const queue = this.queue;
+        const dropped = (queue?.takeDropped() ?? 0) + this.undelivered;
         if (dropped || this.lost) {
             const overflow = this.lost ? { overflow: true as const } : { overflow: true as const, dropped };
             this.lost = false;
@@ -201,21 +228,21 @@ export class PollingSession implements Sink {
             if (!batch) {
                 return overflow;
             }
-            return [overflow as unknown as EventBody, ...this.queue.takeAll()];
+            return [overflow as unknown as EventBody, ...(queue?.takeAll() ?? [])];
         }
-        if (!this.queue.length) {
+        if (!queue?.length) {
             return undefined;
         }
-        return batch ? this.queue.takeAll() : this.queue.shift();
+        return batch ? queue.takeAll() : queue.shift();
     }
 
     hasWaiters(): boolean {
-        return this.waiters.length > 0;
+        return !!this.waiters?.length;
     }
 
     /** Ends every pending poll, e.g. with `{disconnect:true}` on unload. */
     end(answer: Answer): void {
-        for (const waiter of this.waiters.splice(0)) {
+        for (const waiter of this.waiters?.splice(0) ?? []) {
             waiter.resolve(answer);
         }
     }
