@@ -107,7 +107,6 @@ function publicPath(text: string, mount: string, view: PublicView | undefined): 
     return view.prefix + (text.toLowerCase().startsWith(mount.toLowerCase()) ? text.slice(mount.length) : text);
 }
 
-/** `/v1/state/:stateId`, `/v1/command/getState`, or `unmatched` for what no route took. */
 /** Where a request went, and when it came (`performance.now()`), for its metric. */
 type TimedPlace = ErrorPlace & { started: number };
 
@@ -115,6 +114,7 @@ const PLACE = Symbol('request place');
 
 type Timed = ServerResponse & { [PLACE]?: TimedPlace };
 
+/** `/v1/state/:stateId`, `/v1/command/getState`, or `unmatched` for what no route took. */
 function metricsRoute(place: ErrorPlace): string {
     if (place.command) {
         return `/v1/command/${place.command}`;

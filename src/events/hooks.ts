@@ -97,7 +97,8 @@ export class Hook implements Sink {
         void this.pump();
     }
 
-    send(payload: Payload): Promise<void> {
+    /** Never throws: a URL that does not parse, or a target the policy now refuses, rejects like a failed call (unload sends to every hook in turn). */
+    async send(payload: Payload): Promise<void> {
         const text = payloadText(payload);
         this.target ??= new URL(this.url);
         return deliver(this.target, text, {

@@ -17,8 +17,8 @@ export interface StateSample {
 }
 
 const CHANNELS: Channel[] = ['polling', 'hook', 'sse'];
-/** `2xx` and its kin made once, not per request. */
-const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
+/** `2xx` and its kin made once, not per request (Node sends 100-999; above 599 the class is made when met). */
+const STATUS_CLASSES = ['', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 let processRegistry: Registry | undefined;
 
@@ -102,7 +102,7 @@ export class Metrics {
 
     /** One request; `route` is a template (`/v1/state/:stateId`), never a raw path; status 0: the client went away first. */
     observe(route: string, method: string, statusCode: number, seconds: number): void {
-        this.requests.observe(route, method, statusCode ? STATUS_CLASSES[Math.floor(statusCode / 100)] ?? `${Math.floor(statusCode / 100)}xx` : 'aborted', seconds);
+        this.requests.observe(route, method, statusCode ? (STATUS_CLASSES[Math.floor(statusCode / 100)] || `${Math.floor(statusCode / 100)}xx`) : 'aborted', seconds);
     }
 
     /**
