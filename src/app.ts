@@ -107,20 +107,12 @@ function publicPath(text: string, mount: string, view: PublicView | undefined): 
     return view.prefix + (text.toLowerCase().startsWith(mount.toLowerCase()) ? text.slice(mount.length) : text);
 }
 
-/** Where a request went, and when it came (`performance.now()`), for its metric. */
-type TimedPlace = ErrorPlace & { started: number };
+/** Where a request went (its metrics label once routed), and when it came (`performance.now()`). */
+type TimedPlace = ErrorPlace & { started: number; metric?: string };
 
 const PLACE = Symbol('request place');
 
 type Timed = ServerResponse & { [PLACE]?: TimedPlace };
-
-/** `/v1/state/:stateId`, `/v1/command/getState`, or `unmatched` for what no route took. */
-function metricsRoute(place: ErrorPlace): string {
-    if (place.command) {
-        return `/v1/command/${place.command}`;
-    }
-    return place.route ? place.route.slice(place.route.indexOf(' ') + 1) : 'unmatched';
-}
 
 export function createApp(services: AppServices, routes: readonly Route[]): App {
     const prefixes = servedPrefixes(services.basePath);
@@ -187,7 +179,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
      * turn it arrived, without a promise (each would cost the hot read a turn of the microtask queue).
      * Returns a promise only for what waits; errors thrown here or rejected there are answered by `handle`.
      */
-    function dispatch(req: IncomingMessage, res: ServerResponse, place: ErrorPlace): Promise<void> | void {
+    function dispatch(req: IncomingMessage, res: ServerResponse, place: TimedPlace): Promise<void> | void {
         const url = req.url ?? '/';
         const q = url.indexOf('?');
         const path = q === -1 ? url : url.slice(0, q);
@@ -203,8 +195,9 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             return unmatched(req, path, query, view).then(reply => send(req, res, reply));
         }
         const target = match.store as Target;
-        place.route = target.route ? `${target.route.method} ${target.route.path}` : '/v1/command/{name}';
+        place.route = target.label;
         place.command = target.command?.name;
+        place.metric = target.metric;
         if (browser && writes(req.method, target, query)) {
             guard.checkWrite(req);
         }
@@ -289,7 +282,7 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
 
     /** By template, never by raw path: the number of series stays bounded; a client gone first counts as aborted. */
     function observe(req: IncomingMessage, res: ServerResponse, place: TimedPlace): void {
-        services.meta.metrics.observe(metricsRoute(place), req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - place.started) / 1000);
+        services.meta.metrics.observe(place.metric ?? 'unmatched', req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - place.started) / 1000);
     }
 
     /** One listener function for every answer that comes later (10,000 waiting polls): no closure each. */

@@ -30,14 +30,27 @@ interface Value {
  * their labels on every call: about 1 µs per request, a twentieth of a cached read.
  */
 export class RequestSeries {
-    private readonly series = new Map<string, Series>();
+    /** By route, method and status, in maps of maps: the labels are kept strings, so a lookup makes no key text. */
+    private readonly byRoute = new Map<string, Map<string, Map<string, Series>>>();
+    /** Every series in the order first seen, as prom-client lists them. */
+    private readonly all: Series[] = [];
 
     observe(route: string, method: string, status: string, seconds: number): void {
-        const key = `${route}\u0000${method}\u0000${status}`;
-        let series = this.series.get(key);
+        let byMethod = this.byRoute.get(route);
+        if (!byMethod) {
+            byMethod = new Map();
+            this.byRoute.set(route, byMethod);
+        }
+        let byStatus = byMethod.get(method);
+        if (!byStatus) {
+            byStatus = new Map();
+            byMethod.set(method, byStatus);
+        }
+        let series = byStatus.get(status);
         if (!series) {
             series = { labels: { route, method, status }, count: 0, sum: 0, buckets: BUCKETS.map(() => 0) };
-            this.series.set(key, series);
+            byStatus.set(status, series);
+            this.all.push(series);
         }
         series.count++;
         series.sum += seconds;
@@ -51,9 +64,8 @@ export class RequestSeries {
 
     /** The counter and the histogram, in the shape prom-client's registry formats (as its own Counter and Histogram would). */
     metrics(counterName: string, counterHelp: string, histogramName: string, histogramHelp: string): Metric[] {
-        const all = (): Series[] => [...this.series.values()];
-        const counter = this.metric(counterName, counterHelp, 'counter', () => all().map(s => ({ value: s.count, labels: { ...s.labels } })));
-        const histogram = this.metric(histogramName, histogramHelp, 'histogram', () => all().flatMap(s => histogramValues(histogramName, s)));
+        const counter = this.metric(counterName, counterHelp, 'counter', () => this.all.map(s => ({ value: s.count, labels: { ...s.labels } })));
+        const histogram = this.metric(histogramName, histogramHelp, 'histogram', () => this.all.flatMap(s => histogramValues(histogramName, s)));
         return [counter, histogram];
     }
 
@@ -64,7 +76,10 @@ export class RequestSeries {
             type,
             aggregator: 'sum',
             get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
-            reset: () => this.series.clear(),
+            reset: () => {
+                this.byRoute.clear();
+                this.all.length = 0;
+            },
         };
         // prom-client's registry asks a metric only for these members; its own classes would hash labels per call
         return metric as unknown as Metric;

@@ -3,7 +3,13 @@ import type { Command } from '../command-runtime/command';
 import type { Route } from './route';
 
 /** What find-my-way hands back for a match: a REST route or a command, and the prefix it came in under. */
-export type Target = ({ route: Route; command?: undefined } | { command: Command; route?: undefined }) & { prefix: string };
+export type Target = ({ route: Route; command?: undefined } | { command: Command; route?: undefined }) & {
+    prefix: string;
+    /** For error reports: `GET /v1/state/:stateId`, or `/v1/command/{name}`. */
+    label: string;
+    /** The metrics label: the route template or `/v1/command/<name>`, made once here rather than per request. */
+    metric: string;
+};
 
 /** Where the web adapter mounts us; a standalone server answers there too, so one URL works in both modes. */
 export const EXTENSION_PREFIX = '/rest-api';
@@ -29,10 +35,10 @@ export function buildRouter(routes: readonly Route[], commands: Iterable<Command
     const commandList = [...commands];
     for (const prefix of prefixes) {
         for (const route of routes) {
-            router.on(route.method, prefix + route.path, noop, { route, prefix } satisfies Target);
+            router.on(route.method, prefix + route.path, noop, { route, prefix, label: `${route.method} ${route.path}`, metric: route.path } satisfies Target);
         }
         for (const command of commandList) {
-            router.on(['GET', 'POST'], `${prefix}/v1/command/${command.name}`, noop, { command, prefix } satisfies Target);
+            router.on(['GET', 'POST'], `${prefix}/v1/command/${command.name}`, noop, { command, prefix, label: '/v1/command/{name}', metric: `/v1/command/${command.name}` } satisfies Target);
         }
     }
     return router;

@@ -46,6 +46,8 @@ t.test('a scrape shows the same request lines as prom-client would', async t => 
         ['/v1/polling', 'GET', 0, 30],
         ['/v1/command/:command', 'POST', 500, 75],
         ['/v1/command/:command', 'POST', 101, 0.5],
+        // a route seen before, after others: listed where it was first seen
+        ['/v1/state/:stateId', 'GET', 404, 0.002],
     ];
     for (const request of requests) {
         metrics.observe(...request);
