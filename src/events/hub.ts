@@ -16,6 +16,28 @@ export interface Sink {
     deliver(event: EventBody): void;
 }
 
+/*
+ * The body of the last change offered, reused while the same change goes to the next subscription:
+ * one object for the 10,000 sessions of a fan-out instead of one each. Nobody changes a body after
+ * it was made (queues, answers and frames only read it).
+ */
+let lastState: { id: string; state: ioBroker.State | null } | null = null;
+let lastObject: { id: string; obj: ioBroker.Object | null } | null = null;
+
+function stateBody(id: string, state: ioBroker.State | null): EventBody {
+    if (lastState?.id !== id || lastState.state !== state) {
+        lastState = { id, state };
+    }
+    return lastState;
+}
+
+function objectBody(id: string, obj: ioBroker.Object | null): EventBody {
+    if (lastObject?.id !== id || lastObject.obj !== obj) {
+        lastObject = { id, obj };
+    }
+    return lastObject;
+}
+
 /** Until the feed hands over the real one: one function for all, not one per subscription. */
 const releaseNothing = async (): Promise<void> => undefined;
 
@@ -40,7 +62,7 @@ export class Subscription {
 
     offer(id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
         if (this.kind === 'object') {
-            this.sink.deliver({ id, obj: (value as ioBroker.Object | null | undefined) ?? null });
+            this.sink.deliver(objectBody(id, (value as ioBroker.Object | null | undefined) ?? null));
             return;
         }
         const state = (value as ioBroker.State | null | undefined) ?? null;
@@ -55,7 +77,7 @@ export class Subscription {
                 last.delete(id);
             }
         }
-        this.sink.deliver({ id, state });
+        this.sink.deliver(stateBody(id, state));
     }
 
     private suppressed(last: Map<string, unknown>, id: string, val: unknown): boolean {
