@@ -36,16 +36,7 @@ export class RequestSeries {
     private readonly all: Series[] = [];
 
     observe(route: string, method: string, status: string, seconds: number): void {
-        let byMethod = this.byRoute.get(route);
-        if (!byMethod) {
-            byMethod = new Map();
-            this.byRoute.set(route, byMethod);
-        }
-        let byStatus = byMethod.get(method);
-        if (!byStatus) {
-            byStatus = new Map();
-            byMethod.set(method, byStatus);
-        }
+        const byStatus = inner(inner(this.byRoute, route), method);
         let series = byStatus.get(status);
         if (!series) {
             series = { labels: { route, method, status }, count: 0, sum: 0, buckets: BUCKETS.map(() => 0) };
@@ -84,6 +75,16 @@ export class RequestSeries {
         // prom-client's registry asks a metric only for these members; its own classes would hash labels per call
         return metric as unknown as Metric;
     }
+}
+
+/** The map under `key`, made when first asked for. */
+function inner<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+    let map = outer.get(key);
+    if (!map) {
+        map = new Map();
+        outer.set(key, map);
+    }
+    return map;
 }
 
 function histogramValues(name: string, { labels, count, sum, buckets }: Series): Value[] {
