@@ -2,8 +2,10 @@
  * The yardstick: a bare node:http server answering a fixed 158-byte JSON body, in its own process
  * like the adapter. Prints its port on stdout once listening. Also the bare fan-outs: long polls
  * (`/poll`, `/fire`), event streams (`/sse`, `/fire-sse?bytes=N`) and hook calls (`/fire-hooks`).
+ * With `BARE_STATES` (the states DB's connection) a fire path given `on=<id>` waits for a change of
+ * that state instead: the same trigger the adapters get, one write by the bench's client.
  */
-import { createServer, request, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 
 const BODY = JSON.stringify({ val: 1764000000000, ack: true, ts: 1764000000000, q: 0, from: 'system.adapter.bench.0', user: 'system.user.admin', lc: 1764000000000, id: '0_userdata.0.bench_value1' });
 
@@ -32,8 +34,69 @@ function fireHooks(port: number, count: number): void {
     }
 }
 
+// fire actions waiting for their state's change, by state id
+const armed = new Map<string, () => void>();
+let states: { subscribe(pattern: string): Promise<void> } | undefined;
+
+/** Connects to the states DB as its own client; changes of armed ids fire their action (once). */
+function connectStates(connection: unknown): Promise<void> {
+    // the workspace's js-controller package brings it, as for the bench's own storage client
+    const { Client } = require('@iobroker/db-states-redis'); // eslint-disable-line @typescript-eslint/no-require-imports
+    const quiet = (): void => undefined;
+    const log = { silly: quiet, debug: quiet, info: quiet, warn: quiet, error: (text: string) => console.error(`bare: ${text}`) };
+    return new Promise(connected => {
+        const change = (id: string): void => {
+            const fire = armed.get(id);
+            armed.delete(id);
+            fire?.();
+        };
+        states = new Client({ connection, logger: log, hostname: 'bench-bare', connected, change });
+    });
+}
+
+/** Arms `fire` for the next change of `id`; answers once the subscription is in place. */
+function arm(id: string, fire: () => void, res: ServerResponse): void {
+    if (!states) {
+        res.writeHead(400).end('no states DB (BARE_STATES)');
+        return;
+    }
+    armed.set(id, fire);
+    states.subscribe(id).then(
+        () => res.end('armed'),
+        (error: Error) => res.writeHead(500).end(String(error)),
+    );
+}
+
+/** The action of a fire path, or undefined for any other. */
+function fireAction(url: URL): (() => void) | undefined {
+    if (url.pathname === '/fire') {
+        return () => {
+            const event = eventJson();
+            for (const poll of pending.splice(0)) {
+                poll.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(event) });
+                poll.end(event);
+            }
+        };
+    }
+    if (url.pathname === '/fire-sse') {
+        const bytes = Number(url.searchParams.get('bytes') ?? 0);
+        return () => {
+            const frame = sseFrame(bytes);
+            for (const stream of streams) {
+                stream.write(frame);
+            }
+        };
+    }
+    if (url.pathname === '/fire-hooks') {
+        const port = Number(url.searchParams.get('port'));
+        const count = Number(url.searchParams.get('count'));
+        return () => fireHooks(port, count);
+    }
+    return undefined;
+}
+
 /** The special paths; every other request gets BODY. Parsed only for them: the hot path stays as bare as it was. */
-function special(req: { url?: string }, res: ServerResponse): boolean {
+function special(req: IncomingMessage, res: ServerResponse): boolean {
     const path = req.url ?? '';
     if (path === '/poll') {
         pending.push(res);
@@ -50,20 +113,13 @@ function special(req: { url?: string }, res: ServerResponse): boolean {
         return false;
     }
     const url = new URL(path, 'http://bare');
-    if (url.pathname === '/fire') {
-        const event = eventJson();
-        for (const poll of pending.splice(0)) {
-            poll.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(event) });
-            poll.end(event);
-        }
-    } else if (url.pathname === '/fire-sse') {
-        const frame = sseFrame(Number(url.searchParams.get('bytes') ?? 0));
-        for (const stream of streams) {
-            stream.write(frame);
-        }
-    } else if (url.pathname === '/fire-hooks') {
-        fireHooks(Number(url.searchParams.get('port')), Number(url.searchParams.get('count')));
+    const fire = fireAction(url);
+    const on = url.searchParams.get('on');
+    if (fire && on) {
+        arm(on, fire, res);
+        return true;
     }
+    fire?.();
     return false;
 }
 
@@ -78,6 +134,9 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 120_000;
 server.requestTimeout = 0;
 server.headersTimeout = 0;
-// 10,000 polls connect at once: with Node's accept queue of 511 some were dropped, retried after the
-// write and counted as lost (each loss held its round for the 60 s deadline and left bare fewer answers)
-server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(JSON.stringify({ port: (server.address() as { port: number }).port, bytes: Buffer.byteLength(BODY) })));
+const connection = process.env.BARE_STATES;
+(connection ? connectStates(JSON.parse(connection)) : Promise.resolve()).then(() =>
+    // 10,000 polls connect at once: with Node's accept queue of 511 some were dropped, retried after
+    // the write and counted as lost (each loss held its round for the 60 s deadline, and left bare fewer answers)
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(JSON.stringify({ port: (server.address() as { port: number }).port, bytes: Buffer.byteLength(BODY) }))),
+);

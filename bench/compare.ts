@@ -134,7 +134,7 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
             const figures = await pollFanOut(adapter, rt.storage, options.polls, `0_userdata.0.fan_${slug(adapter.label)}_${round}`, `r${round}_`);
             row[adapter.label] = figures;
         }
-        row.bare = await bareFanOut(options.polls);
+        row.bare = await bareFanOut(options.polls, rt.storage, `0_userdata.0.fan_bare_${round}`);
         fanOut.push(row);
         console.log(`bench: fan-out round ${round}: ${adapters.map(a => `${a.label} p99 ${(row[a.label] as { p99Ms: number }).p99Ms} ms`).join(', ')}, bare p99 ${(row.bare as { p99Ms: number }).p99Ms} ms`);
     }
@@ -175,7 +175,7 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
 
     // SSE: the release has none. Not counted: a full-size fan-out per target first, so both deliver with warm code
     await sseFanOut(rt.ours, rt.storage, options.streams, '0_userdata.0.sse_warm');
-    await bareSseFanOut(bareUrl, options.streams, 200);
+    await bareSseFanOut(bareUrl, rt.storage, options.streams, 200, '0_userdata.0.sse_warm_bare');
     const sse: Record<string, ReceiverFigures>[] = [];
     let frameBytes = 0;
     for (let round = 1; round <= options.eventRounds; round++) {
@@ -185,7 +185,7 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
             frameBytes ||= figures.frameBytes;
             return figures;
         };
-        const runBare = (): Promise<SseFigures> => bareSseFanOut(bareUrl, options.streams, frameBytes || 200);
+        const runBare = (): Promise<SseFigures> => bareSseFanOut(bareUrl, rt.storage, options.streams, frameBytes || 200, `0_userdata.0.sse_bare_${round}`);
         const [ours, bare] = round % 2 ? [await runOurs(), await runBare()] : await bareFirst(runBare, runOurs);
         sse.push({ ours, bare });
         console.log(`bench: SSE fan-out round ${round} (${options.streams} streams, ${ours.frameBytes} B frame): ${receiverLine('ours', ours)}; ${receiverLine('bare', bare)}; last ours/bare ${ratio(ours.maxMs, bare.maxMs) ?? '-'}`);
@@ -193,7 +193,7 @@ export async function measureCompare(rt: BenchRuntime, bareUrl: string, options:
     const sseSummary = { ours: receiverSummary(sse, 'ours'), bare: receiverSummary(sse, 'bare') };
     console.log(`bench: ${at()} SSE done`);
 
-    const hookTargets = [...adapters.map(a => ({ label: a.label, run: (count: number, id: string) => hookFanOut(a, rt.storage, count, id) })), { label: 'bare', run: (count: number) => bareHookFanOut(bareUrl, count) }];
+    const hookTargets = [...adapters.map(a => ({ label: a.label, run: (count: number, id: string) => hookFanOut(a, rt.storage, count, id) })), { label: 'bare', run: (count: number, id: string) => bareHookFanOut(bareUrl, rt.storage, count, id) }];
     // not counted: a full-size fan-out per target first (registering hooks does not warm the code that delivers them)
     for (const target of hookTargets) {
         await target.run(options.hooks, `0_userdata.0.hook_warm_${slug(target.label)}`);

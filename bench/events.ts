@@ -71,6 +71,22 @@ async function holdPolls(host: string, port: number, paths: string[], fire: () =
     return { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.at(-1) ?? 0, answeredEarly: early, lost };
 }
 
+/** The write that starts a fan-out: by the bench's js-controller client, as any adapter's write. */
+export function writeTrigger(storage: Storage, id: string): Promise<unknown> {
+    return storage.states.setStateAsync(id, { val: Date.now(), ack: true, from: 'system.adapter.bench.0' });
+}
+
+/** Has a fire path of the bare server wait for the next change of `id`. */
+export async function armBare(firePath: string, id: string): Promise<void> {
+    const url = new URL(firePath);
+    url.searchParams.set('on', id);
+    const res = await fetch(url);
+    if (!res.ok) {
+        throw new Error(`bare server: ${res.status} ${await res.text()}`);
+    }
+    await res.arrayBuffer();
+}
+
 /** `polls` sessions subscribed to `id` (4.0.2's protocol), each with a pending poll; one write answers them all. */
 export async function pollFanOut(target: BenchAdapter, storage: Storage, polls: number, id = ID, sidPrefix = 's'): Promise<Record<string, number>> {
     await storage.objects.setObjectAsync(id, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
@@ -82,17 +98,21 @@ export async function pollFanOut(target: BenchAdapter, storage: Storage, polls: 
     const paths = Array.from({ length: polls }, (_, i) => `/v1/polling?sid=${sidPrefix}${i}&timeout=60000`);
     const figures = await holdPolls(target.host, target.port, paths, () => {
         rssPending = target.rss();
-        return storage.states.setStateAsync(id, { val: Date.now(), ack: true, from: 'system.adapter.bench.0' });
+        return writeTrigger(storage, id);
     });
     return { polls, addedRssMB: Math.round(rssPending - rssBefore), ...figures };
 }
 
-/** The same fan-out on the bare node:http server: what this machine allows at all. */
-export async function bareFanOut(polls: number): Promise<Record<string, number>> {
-    const bare = await startBare();
+/**
+ * The same fan-out on the bare node:http server: what this machine allows at all. It answers on a
+ * change of `id`, written as for the adapters: the trigger costs both sides the same.
+ */
+export async function bareFanOut(polls: number, storage: Storage, id = `${ID}_bare`): Promise<Record<string, number>> {
+    const bare = await startBare(storage);
     try {
         const { hostname, port } = new URL(bare.baseUrl);
-        return { polls, ...(await holdPolls(hostname, Number(port), Array(polls).fill('/poll'), () => fetch(`${bare.baseUrl}/fire`))) };
+        await armBare(`${bare.baseUrl}/fire`, id);
+        return { polls, ...(await holdPolls(hostname, Number(port), Array(polls).fill('/poll'), () => writeTrigger(storage, id))) };
     } finally {
         bare.stop();
     }
@@ -137,6 +157,6 @@ async function hookFanOut(rt: BenchRuntime, hooks: number): Promise<Record<strin
 
 export async function measureFanOut(rt: BenchRuntime, polls: number, hooks: number): Promise<Record<string, unknown>> {
     const longPolling = await pollFanOut(rt.ours, rt.storage, polls);
-    const bareLongPolling = await bareFanOut(polls);
+    const bareLongPolling = await bareFanOut(polls, rt.storage);
     return { longPolling, bareLongPolling, urlHooks: await hookFanOut(rt, hooks) };
 }

@@ -8,7 +8,7 @@
  */
 import { createServer, Agent } from 'node:http';
 import type { Storage } from '../scripts/embedded-storage';
-import { inBatches, post } from './events';
+import { armBare, inBatches, post, writeTrigger } from './events';
 import type { BenchAdapter } from './fixture';
 import { receiverFigures, type ReceiverFigures } from './sse';
 
@@ -77,7 +77,7 @@ export async function hookFanOut(target: BenchAdapter, storage: Storage, count: 
         agent.destroy();
         await new Promise(resolve => setTimeout(resolve, 200));
         receiver.fire();
-        await storage.states.setStateAsync(id, { val: Date.now(), ack: true, from: 'system.adapter.bench.0' });
+        await writeTrigger(storage, id);
         await receiver.done(count - refused);
         return figures(receiver, count, refused);
     } finally {
@@ -85,12 +85,13 @@ export async function hookFanOut(target: BenchAdapter, storage: Storage, count: 
     }
 }
 
-/** The same number of POSTs made by the bare server's process. */
-export async function bareHookFanOut(bareUrl: string, count: number): Promise<ReceiverFigures> {
+/** The same number of POSTs made by the bare server's process, on the same kind of write to `id`. */
+export async function bareHookFanOut(bareUrl: string, storage: Storage, count: number, id: string): Promise<ReceiverFigures> {
     const receiver = await startReceiver();
     try {
+        await armBare(`${bareUrl}/fire-hooks?port=${receiver.port}&count=${count}`, id);
         receiver.fire();
-        await fetch(`${bareUrl}/fire-hooks?port=${receiver.port}&count=${count}`).then(r => r.arrayBuffer());
+        await writeTrigger(storage, id);
         await receiver.done(count);
         return figures(receiver, count, 0);
     } finally {

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BenchRuntime } from './fixture';
+import type { Storage } from '../scripts/embedded-storage';
 
 export interface Scenario {
     name: string;
@@ -34,9 +35,10 @@ export const SCENARIOS: Scenario[] = [
     { name: 'GET /v1/object/:id', path: '/v1/object/system.adapter.rest-api.0' },
 ];
 
-/** Starts the bare server in a process of its own; resolves with its base URL. */
-export async function startBare(): Promise<{ baseUrl: string; stop(): void }> {
-    const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts the bare server in a process of its own; resolves with its base URL. With `storage`, its fan-outs can fire on a state change. */
+export async function startBare(storage?: Storage): Promise<{ baseUrl: string; stop(): void }> {
+    const env = storage ? { ...process.env, BARE_STATES: JSON.stringify(storage.config.states) } : process.env;
+    const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'], env });
     const line = await new Promise<string>(resolve => createInterface({ input: child.stdout! }).once('line', resolve));
     return { baseUrl: `http://127.0.0.1:${JSON.parse(line).port}`, stop: () => child.kill() };
 }

@@ -2,7 +2,7 @@
  * `npm run bench`: HTTP hot paths and event fan-out against the embedded runtime and a bare node:http
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLLS (10000),
- * BENCH_HOOKS (1000), BENCH_STREAMS (SSE streams of the compare run, 1000), BENCH_EVENT_ROUNDS (rounds of its SSE and hook fan-outs, 5), BENCH_NODE_FLAGS (replaces our adapter's Node flags), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
+ * BENCH_HOOKS (1000), BENCH_STREAMS (SSE streams of the compare run, 1000), BENCH_EVENT_ROUNDS (rounds of its SSE and hook fan-outs, 7), BENCH_NODE_FLAGS (replaces our adapter's Node flags), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
  * BENCH_ONLY=http|events|listing|random|large|serialize|sharing|conditional (sharing, conditional: only when named; random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -43,10 +43,11 @@ async function main(): Promise<void> {
     const randomBesideRelease = !!compareVersion() && process.env.BENCH_ONLY === 'random';
     const only = compareVersion() && !randomBesideRelease ? 'compare' : process.env.BENCH_ONLY;
     const started = Date.now();
-    const bare = await startBare();
     // rounds of 10,000 polls, 1,000 streams or 1,000 hooks each stay within the limits (what earlier rounds opened is still there)
     const limits = { pollSessionsPerUser: 100_000, pollSessionsTotal: 100_000, hooksPerUser: 100_000, hooksTotal: 100_000, sseStreamsPerUser: 100_000, sseStreamsTotal: 100_000 };
     const rt = await startRuntime({ hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0, ...limits });
+    // after the storage: the bare fan-outs fire on a change in its states DB, as the adapters do
+    const bare = await startBare(rt.storage);
     const randomSizes = (process.env.BENCH_RANDOM ?? '1000,10000,50000').split(',').map(Number);
     const result: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
     try {
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
                 randomSizes,
                 streams: env('BENCH_STREAMS', 1000),
                 hooks: env('BENCH_HOOKS', 1000),
-                eventRounds: env('BENCH_EVENT_ROUNDS', 5),
+                eventRounds: env('BENCH_EVENT_ROUNDS', 7),
             });
         }
         if (!only || only === 'listing') {

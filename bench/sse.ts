@@ -5,6 +5,7 @@
  * same size. Raw sockets and no parsing beyond finding `data:`, so the client costs little.
  */
 import { connect, type Socket } from 'node:net';
+import { armBare, writeTrigger } from './events';
 import { percentile, type BenchAdapter } from './fixture';
 import type { Storage } from '../scripts/embedded-storage';
 
@@ -120,11 +121,12 @@ async function holdStreams(host: string, port: number, path: string, count: numb
 /** `count` streams on the adapter on state `id` (created here), one write by the bench's js-controller client. */
 export async function sseFanOut(target: BenchAdapter, storage: Storage, count: number, id: string): Promise<SseFigures> {
     await storage.objects.setObjectAsync(id, { type: 'state', common: { name: 'sse bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
-    return holdStreams(target.host, target.port, `/v1/events?pattern=${encodeURIComponent(id)}`, count, () => storage.states.setStateAsync(id, { val: Date.now(), ack: true, from: 'system.adapter.bench.0' }));
+    return holdStreams(target.host, target.port, `/v1/events?pattern=${encodeURIComponent(id)}`, count, () => writeTrigger(storage, id));
 }
 
-/** The same on the bare server, each stream getting one frame of `frameBytes` (the adapter's frame size). */
-export async function bareSseFanOut(bareUrl: string, count: number, frameBytes: number): Promise<SseFigures> {
+/** The same on the bare server, each stream getting one frame of `frameBytes` (the adapter's frame size), on the same kind of write to `id`. */
+export async function bareSseFanOut(bareUrl: string, storage: Storage, count: number, frameBytes: number, id: string): Promise<SseFigures> {
     const { hostname, port } = new URL(bareUrl);
-    return holdStreams(hostname, Number(port), '/sse', count, () => fetch(`${bareUrl}/fire-sse?bytes=${frameBytes}`).then(r => r.arrayBuffer()));
+    await armBare(`${bareUrl}/fire-sse?bytes=${frameBytes}`, id);
+    return holdStreams(hostname, Number(port), '/sse', count, () => writeTrigger(storage, id));
 }
