@@ -63,8 +63,15 @@ async function startReceiver(): Promise<Receiver> {
 
 const figures = (receiver: Receiver, count: number, refused: number): ReceiverFigures => receiverFigures(count, [...receiver.arrived.values()], refused);
 
+/**
+ * After the last subscribe, before the write: the adapter saves its hook list 200 ms after a change
+ * (src/events/hook-registry.ts), a JSON text of every hook registered so far that the states DB also
+ * sends back to it. That save belongs to registering, not to delivering: it is over before the clock starts.
+ */
+const SETTLE_MS = 500;
+
 /** `count` hooks on the adapter on state `id` (created here); one write. `refused` counts subscribes not answered 200. */
-export async function hookFanOut(target: BenchAdapter, storage: Storage, count: number, id: string): Promise<ReceiverFigures> {
+export async function hookFanOut(target: BenchAdapter, storage: Storage, count: number, id: string, settleMs = SETTLE_MS): Promise<ReceiverFigures> {
     await storage.objects.setObjectAsync(id, { type: 'state', common: { name: 'hook bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
     const receiver = await startReceiver();
     let refused = 0;
@@ -75,7 +82,7 @@ export async function hookFanOut(target: BenchAdapter, storage: Storage, count: 
             refused += status === 200 ? 0 : 1;
         });
         agent.destroy();
-        await new Promise(resolve => setTimeout(resolve, 200));
+        await new Promise(resolve => setTimeout(resolve, settleMs));
         receiver.fire();
         await writeTrigger(storage, id);
         await receiver.done(count - refused);
