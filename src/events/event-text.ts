@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { EventBody } from './hub';
 
 /** The JSON text of an event, by the value object it carries: one write reaches every subscriber with the same object. */
-const texts = new WeakMap<object, { id: string; text: string }>();
+const texts = new WeakMap<object, { id: string; text: string; digest?: string }>();
 
 /**
  * An event as JSON text, serialised once per change however many sessions, hooks and streams it goes
@@ -19,6 +20,22 @@ export function eventText(event: EventBody): string {
     const text = JSON.stringify(event);
     texts.set(value, { id: event.id, text });
     return text;
+}
+
+/** 96 bits of SHA-256 of `text`, base64url (16 characters). */
+export function shortDigest(text: string): string {
+    return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+}
+
+/** `shortDigest` of an event's text, made once per change like the text (half of each hook's message id). */
+export function eventDigest(event: EventBody): string {
+    const text = eventText(event);
+    const value = 'state' in event ? event.state : event.obj;
+    const known = value ? texts.get(value) : undefined;
+    if (!known || known.text !== text) {
+        return shortDigest(text);
+    }
+    return (known.digest ??= shortDigest(text));
 }
 
 /** Any payload of a poll or a hook as JSON text: events through `eventText`, notices (overflow, disconnect, test) as they are. */

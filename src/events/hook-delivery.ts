@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { assertTargetAllowed, guardedLookup, type TargetPolicy } from '../messaging/target-guard';
 
 export type HookMethod = 'POST' | 'PUT' | 'PATCH' | 'GET';
@@ -18,6 +19,21 @@ export interface DeliveryOptions {
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
     const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8');
     return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** Request options of a hook's URL, by the URL object a hook keeps: Node would derive them anew on every call. */
+const optionsOfUrl = new WeakMap<URL, RequestOptions>();
+
+function requestOptions(url: URL, reused: boolean): RequestOptions {
+    if (!reused) {
+        return urlToHttpOptions(url);
+    }
+    let options = optionsOfUrl.get(url);
+    if (!options) {
+        options = urlToHttpOptions(url);
+        optionsOfUrl.set(url, options);
+    }
+    return options;
 }
 
 /** One HTTP call to a hook with a JSON body; resolves on a status below 400, rejects otherwise. `target` is not changed. */
@@ -44,7 +60,7 @@ export function deliver(target: URL, body: string, options: DeliveryOptions): Pr
     }
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-        const req = request(url, { method: options.method, headers, timeout: options.timeoutMs, lookup: guardedLookup(options.targets) as never, agent: false }, res => {
+        const req = request({ ...requestOptions(url, url === target), method: options.method, headers, timeout: options.timeoutMs, lookup: guardedLookup(options.targets) as never, agent: false }, res => {
             res.resume();
             res.on('end', () => ((res.statusCode ?? 500) < 400 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
         });

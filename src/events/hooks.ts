@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { ChangeKind } from '../storage/change-feed';
 import { BoundedQueue } from './bounded-queue';
 import { EventStats } from './event-stats';
-import { payloadText } from './event-text';
+import { eventDigest, payloadText, shortDigest } from './event-text';
 import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../messaging/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
@@ -59,6 +58,8 @@ export class Hook implements Sink {
     private readonly stats: EventStats;
     /** `url` parsed on the first call (a stored record's URL may be bad: that call fails like any other). */
     private target: URL | null = null;
+    /** The hook's half of every message id: made once, not hashed again for each event. */
+    private keyDigest: string | null = null;
 
     constructor(
         readonly user: string,
@@ -106,8 +107,8 @@ export class Hook implements Sink {
             secret: this.secret,
             timeoutMs: this.settings.hookTimeout,
             targets: this.settings.targets,
-            // the same event gets the same id on a retry and on any instance
-            messageId: isEvent(payload) ? `msg_${createHash('sha256').update(this.key).update('\n').update(text).digest('base64url').slice(0, 32)}` : undefined,
+            // the same event gets the same id on a retry and on any instance: the hook's digest and the event's
+            messageId: isEvent(payload) ? `msg_${(this.keyDigest ??= shortDigest(this.key))}${eventDigest(payload)}` : undefined,
         });
     }
 
