@@ -22,20 +22,20 @@ export function eventText(event: EventBody): string {
     return text;
 }
 
-/** 96 bits of SHA-256 of `text`, base64url (16 characters). */
-export function shortDigest(text: string): string {
-    return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+/** 192 bits of SHA-256 of `text`, base64url (32 characters): too wide to find two texts with one digest. */
+export function textDigest(text: string): string {
+    return createHash('sha256').update(text).digest('base64url').slice(0, 32);
 }
 
-/** `shortDigest` of an event's text, made once per change like the text (half of each hook's message id). */
+/** `textDigest` of an event's text, made once per change like the text (half of each hook's message id). */
 export function eventDigest(event: EventBody): string {
     const text = eventText(event);
     const value = 'state' in event ? event.state : event.obj;
     const known = value ? texts.get(value) : undefined;
     if (!known || known.text !== text) {
-        return shortDigest(text);
+        return textDigest(text);
     }
-    return (known.digest ??= shortDigest(text));
+    return (known.digest ??= textDigest(text));
 }
 
 /** Any payload of a poll or a hook as JSON text: events through `eventText`, notices (overflow, disconnect, test) as they are. */

@@ -1,7 +1,7 @@
 import type { ChangeKind } from '../storage/change-feed';
 import { BoundedQueue } from './bounded-queue';
 import { EventStats } from './event-stats';
-import { eventDigest, payloadText, shortDigest } from './event-text';
+import { eventDigest, payloadText, textDigest } from './event-text';
 import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../messaging/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
@@ -107,8 +107,9 @@ export class Hook implements Sink {
             secret: this.secret,
             timeoutMs: this.settings.hookTimeout,
             targets: this.settings.targets,
-            // the same event gets the same id on a retry and on any instance: the hook's digest and the event's
-            messageId: isEvent(payload) ? `msg_${(this.keyDigest ??= shortDigest(this.key))}${eventDigest(payload)}` : undefined,
+            // the same event gets the same id on a retry and on any instance: the hook's digest and the
+            // event's, each 192 bits (a writer controls the event's text: two events of one hook must not share an id)
+            messageId: isEvent(payload) ? `msg_${(this.keyDigest ??= textDigest(this.key))}${eventDigest(payload)}` : undefined,
         });
     }
 
