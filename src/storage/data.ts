@@ -4,6 +4,7 @@ import { assertMayReadState, assertMayWriteState, visibleEnums, visibleMetaEntri
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import type { StoragePort } from './port';
 import { objectsBelow } from './objects-below';
+import { readStateOnce } from './state-read';
 import { peekObject, peekState, readObject, readState, readStateOf, uncachable, type CachedReader } from './cache/cached-reads';
 import type { CoherentCache } from './cache/coherent-cache';
 import type { ListingCache, StateListing } from './cache/listing-cache';
@@ -128,7 +129,7 @@ export class CallerData {
 
     /** A state with the adapter's rights, for what the caller does not read itself (an instance's `alive`). */
     adapterState(id: string, context: Context = {}): Promise<ioBroker.State | null | undefined> {
-        return adapterCall(this.stores.port.getForeignStateAsync(id), context);
+        return adapterCall(readStateOnce(this.stores.port, id), context);
     }
 
     setState(id: string, state: ioBroker.SettableState, context: Context = {}): Promise<unknown> {
