@@ -37,11 +37,19 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
+/**
+ * Connections the kernel may hold before we accept them (capped by `net.core.somaxconn`). After a
+ * restart or a network blip, thousands of long polls and event streams reconnect at once; with
+ * Node's default of 511 the rest of their SYNs are dropped, retried a second or more later, and some
+ * connections are lost.
+ */
+export const ACCEPT_QUEUE = 4096;
+
 export function listen(server: Server, port: number, bind: string): Promise<void> {
     return new Promise((resolve, reject) => {
         server.once('error', reject);
         const host = !bind || bind === '0.0.0.0' ? undefined : bind;
-        server.listen(port, host, () => {
+        server.listen({ port, host, backlog: ACCEPT_QUEUE }, () => {
             server.off('error', reject);
             resolve();
         });
