@@ -1,3 +1,4 @@
+import { isPattern } from '../access/patterns';
 import type { StorageCalls } from './port';
 
 type StateReads = Pick<StorageCalls, 'getForeignStateAsync' | 'getForeignStatesAsync'>;
@@ -10,7 +11,7 @@ type StateReads = Pick<StorageCalls, 'getForeignStateAsync' | 'getForeignStatesA
  * the single read, so they answer exactly as before.
  */
 export async function readStateOnce(port: StateReads, id: string): Promise<ioBroker.State | null | undefined> {
-    if (!id || id.startsWith('alias.') || id.endsWith('.') || id.includes('*')) {
+    if (!id || id.startsWith('alias.') || id.endsWith('.') || isPattern(id)) {
         return port.getForeignStateAsync(id);
     }
     const states = (await port.getForeignStatesAsync([id] as never)) as Record<string, ioBroker.State | null> | null | undefined;
