@@ -223,3 +223,49 @@ t.test('bounded in bytes too: large values push the oldest entries out', async t
     t.equal(cache.peek('big.29'), undefined, 'a value over a quarter of the limit is not kept');
     t.equal(cache.size, before - 1, 'and pushes nothing else out');
 });
+
+t.test('an entry changed more than 8 times since it was last served leaves and releases its subscription', async t => {
+    const { calls, cache, feed } = counted();
+    const admit = async (id: string) => {
+        await cache.get(id);
+        await cache.get(id);
+        await settle();
+    };
+    await admit('written.often');
+    await admit('read.between');
+    t.equal(feed.count('state'), 2, 'both cached, one subscription each');
+    for (let i = 1; i <= 8; i++) {
+        feed.emit('state', 'written.often', { val: `w${i}` } as never);
+    }
+    t.same(cache.peek('written.often'), { val: 'w8' }, 'eight changes: still cached, with the latest value');
+    for (let i = 1; i <= 9; i++) {
+        feed.emit('state', 'written.often', { val: `again${i}` } as never);
+    }
+    t.equal(cache.peek('written.often'), undefined, 'nine more without a read in between: dropped');
+    await settle();
+    t.equal(calls.unsubscribe, 1, 'its subscription released');
+    t.equal(feed.count('state'), 1);
+
+    for (let round = 0; round < 5; round++) {
+        for (let i = 0; i < 8; i++) {
+            feed.emit('state', 'read.between', { val: `r${round}.${i}` } as never);
+        }
+        t.same(cache.peek('read.between'), { val: `r${round}.7` }, `round ${round}: served from memory`);
+    }
+    t.equal(calls.unsubscribe, 1, 'an entry read between its changes stays, however many it gets');
+
+    await admit('written.often');
+    t.same(cache.peek('written.often'), { val: 'written.often' }, 'admitted again like any id, read fresh');
+});
+
+t.test('watching every id: changes never drop an entry (it holds no subscription of its own)', async t => {
+    const { calls, cache, feed } = counted({ watchAll: true });
+    await cache.get('o.x');
+    await cache.get('o.x');
+    await settle();
+    for (let i = 0; i < 20; i++) {
+        feed.emit('state', 'o.x', { val: `v${i}` } as never);
+    }
+    t.same(cache.peek('o.x'), { val: 'v19' }, 'still cached with the latest value');
+    t.equal(calls.unsubscribe, 0);
+});

@@ -47,10 +47,19 @@ interface Entry<T> {
     waiters: Array<() => void>;
     /** `uses` when it was last moved to the recent end of the entries. */
     movedAt: number;
+    /** Change notifications since it was last served from memory (see `UNREAD_CHANGES`). */
+    unread: number;
 }
 
 const DEFAULT_MAX_ENTRIES = 2000;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * An entry with its own subscription that changed more often than this since it was last served is
+ * dropped: each notification costs this process and the DB about what the read it might save costs
+ * (js-controller parses, and logs at silly level, every message), so a state written more often
+ * than read, by this adapter or another, is cheaper read from the DB. It is admitted again as any id.
+ */
+const UNREAD_CHANGES = 8;
 
 /**
  * Repeated reads of one state or object answered from memory, kept coherent by js-controller's own
@@ -108,6 +117,7 @@ export class CoherentCache<T> {
             this.entries.delete(id);
             this.entries.set(id, entry);
         }
+        entry.unread = 0;
         this.asked.increment(id);
         return entry.value;
     }
@@ -194,7 +204,7 @@ export class CoherentCache<T> {
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
-        const entry: Entry<T> = { id, value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, bytes: 0, waiters: [], movedAt: this.uses };
+        const entry: Entry<T> = { id, value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, bytes: 0, waiters: [], movedAt: this.uses, unread: 0 };
         this.entries.set(id, entry);
         if (this.entries.size > this.maxEntries) {
             this.drop(this.entries.keys().next().value!);
@@ -222,9 +232,14 @@ export class CoherentCache<T> {
 
     private changed(entry: Entry<T>, value: unknown): void {
         entry.seq++;
-        if (this.entries.get(entry.id) === entry) {
-            this.assign(entry, (value as T | null | undefined) ?? null);
+        if (this.entries.get(entry.id) !== entry) {
+            return;
         }
+        if (!this.source.watchAll && ++entry.unread > UNREAD_CHANGES) {
+            this.drop(entry.id);
+            return;
+        }
+        this.assign(entry, (value as T | null | undefined) ?? null);
     }
 
     /** Subscribes once to every id; a failed subscription is tried again by the next fill. */
