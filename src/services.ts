@@ -28,7 +28,7 @@ import type { StorageLink } from './storage/link-state';
 import { NameIndex } from './storage/cache/name-index';
 import { hookPolicy } from './messaging/target-guard';
 import { loadCommands } from './command-runtime/load-commands';
-import { readStateOnce } from './storage/state-read';
+import { batchedStateReader } from './storage/state-read';
 import { noReports, type ErrorReporter } from './error-reports';
 import { buildOpenApi } from './openapi';
 import { permissionTable } from './routing/permissions-table';
@@ -107,7 +107,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         shared: peers.any,
         kind: 'state',
         feed,
-        read: id => readStateOnce(storage, id),
+        read: batchedStateReader(storage),
         barrier: stateBarrier,
         connected,
     });

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { startInProcess, type InProcessHost } from '../support/in-process';
 import { adapterStorage } from '../../src/storage/adapter-storage';
-import { readStateOnce } from '../../src/storage/state-read';
+import { batchedStateReader, readStateOnce } from '../../src/storage/state-read';
 import type { StoragePort } from '../../src/storage/port';
 
 let host: InProcessHost;
@@ -65,4 +65,26 @@ t.test('ids the single read refuses are still refused', async t => {
     await t.rejects(readStateOnce(counted(), ''));
     await t.rejects(readStateOnce(counted(), '0_userdata.0.read_num.'));
     t.same(calls, ['single', 'single']);
+});
+
+t.test('batched: reads made while one is on its way go out together, each with its own answer', async t => {
+    const { states } = host.storage;
+    const ids = Array.from({ length: 40 }, (_, i) => `0_userdata.0.read_batch${i}`);
+    for (const [i, id] of ids.entries()) {
+        await states.setStateAsync(id, { val: i, ack: true, from: 'system.adapter.test.0' });
+    }
+    calls.length = 0;
+    const read = batchedStateReader(counted());
+    const answers = await Promise.all([...ids, '0_userdata.0.read_nothing', 'alias.0.read_alias', ids[3]].map(id => read(id)));
+    t.same(
+        answers.slice(0, 40).map(s => s?.val),
+        ids.map((_, i) => i),
+        'every id its own value',
+    );
+    t.equal(answers[40], null, 'no state: null');
+    t.equal(answers[41]?.val, 10, 'an alias still converted by the single read');
+    t.equal(answers[42]?.val, 3, 'an id asked for twice in one batch answers both');
+    t.same(answers[5], await port.getForeignStateAsync(ids[5]), 'the single read\'s answer');
+    t.same(calls.filter(c => c === 'list').length, 2, 'the first alone, the rest in one list read');
+    await t.rejects(read(''), 'an empty id is still refused');
 });
