@@ -1,4 +1,5 @@
 import { isPattern } from '../access/patterns';
+import { fromAdapterError } from './adapter-errors';
 import type { StorageCalls } from './port';
 
 type StateReads = Pick<StorageCalls, 'getForeignStateAsync' | 'getForeignStatesAsync'>;
@@ -12,13 +13,18 @@ type Read = Promise<ioBroker.State | null | undefined>;
  */
 const needsSingleRead = (id: string): boolean => !id || id.startsWith('alias.') || id.endsWith('.') || isPattern(id);
 
-async function listRead(port: StateReads, ids: string[]): Promise<Record<string, ioBroker.State | null>> {
-    return ((await port.getForeignStatesAsync(ids as never)) ?? {}) as Record<string, ioBroker.State | null>;
+type Found = Record<string, ioBroker.State | null>;
+
+async function listRead(port: StateReads, ids: string[]): Promise<Found> {
+    return ((await port.getForeignStatesAsync(ids as never)) ?? {}) as Found;
 }
+
+/** Own keys only: an id such as `constructor` must never answer what the result object inherits. */
+const stateIn = (found: Found, id: string): ioBroker.State | null => (Object.hasOwn(found, id) ? found[id] : null);
 
 /** One state with the adapter's rights, in one round trip to the states DB where it can be. */
 export async function readStateOnce(port: StateReads, id: string): Read {
-    return needsSingleRead(id) ? port.getForeignStateAsync(id) : ((await listRead(port, [id]))[id] ?? null);
+    return needsSingleRead(id) ? port.getForeignStateAsync(id) : stateIn(await listRead(port, [id]), id);
 }
 
 interface Waiting {
@@ -35,7 +41,8 @@ const MAX_BATCH = 256;
  * for it and goes out with the others that came meanwhile, in one `MGET`. Each socket write costs
  * about as much CPU as the rest of a read (on a 2-core VM, 20-30 µs), so under load ten misses cost
  * one write instead of ten; a read alone goes out at once. If a list read fails, its ids are read
- * one by one, so one caller's failure is never another's.
+ * one by one, so one caller's failure is never another's; not when the DB is down (all would fail
+ * alike, and twice the calls would meet a DB that is coming back).
  */
 export function batchedStateReader(port: StateReads): (id: string) => Read {
     let inFlight = 0;
@@ -45,11 +52,11 @@ export function batchedStateReader(port: StateReads): (id: string) => Read {
         const ids = [...new Set(batch.map(w => w.id))];
         listRead(port, ids)
             .then(
-                found => batch.forEach(w => w.resolve(found[w.id] ?? null)),
+                found => batch.forEach(w => w.resolve(stateIn(found, w.id))),
                 err =>
-                    batch.length === 1
-                        ? batch[0].reject(err)
-                        : batch.forEach(w => listRead(port, [w.id]).then(found => w.resolve(found[w.id] ?? null), w.reject)),
+                    batch.length === 1 || fromAdapterError(err).status === 503
+                        ? batch.forEach(w => w.reject(err))
+                        : batch.forEach(w => listRead(port, [w.id]).then(found => w.resolve(stateIn(found, w.id)), w.reject)),
             )
             .finally(() => {
                 inFlight--;

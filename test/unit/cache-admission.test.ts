@@ -254,8 +254,31 @@ t.test('an entry changed more than 8 times since it was last served leaves and r
     }
     t.equal(calls.unsubscribe, 1, 'an entry read between its changes stays, however many it gets');
 
-    await admit('written.often');
-    t.same(cache.peek('written.often'), { val: 'written.often' }, 'admitted again like any id, read fresh');
+    const subscribed = calls.subscribe;
+    for (let i = 0; i < 8; i++) {
+        await cache.get('written.often');
+    }
+    await settle();
+    t.equal(calls.subscribe, subscribed, 'a dropped id does not come straight back: eight misses fill nothing');
+    await cache.get('written.often');
+    await settle();
+    t.equal(calls.subscribe, subscribed + 1, 'the ninth admits it again');
+    t.same(cache.peek('written.often'), { val: 'written.often' }, 'read fresh');
+});
+
+t.test('reading twice after every nine changes does not make an id subscribe and unsubscribe each time', async t => {
+    const { calls, cache, feed } = counted();
+    for (let round = 0; round < 5; round++) {
+        await cache.get('churn.x');
+        await cache.get('churn.x');
+        await settle();
+        for (let i = 0; i < 9; i++) {
+            feed.emit('state', 'churn.x', { val: `c${round}.${i}` } as never);
+        }
+    }
+    await settle();
+    t.equal(calls.subscribe, 1, 'one fill in five rounds');
+    t.equal(calls.unsubscribe, 1);
 });
 
 t.test('watching every id: changes never drop an entry (it holds no subscription of its own)', async t => {

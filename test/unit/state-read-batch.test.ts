@@ -91,6 +91,31 @@ t.test('a flood is cut into list reads of at most 256 ids', async t => {
     t.same(await flood[599], { val: 'f.0.s599' });
 });
 
+t.test('only own keys of the answer count: an id named like an inherited property is null when missing', async t => {
+    const { pending, read } = handPort();
+    const answers = ['constructor', 'toString', '__proto__'].map(id => read(id));
+    await turn();
+    pending[0].answer({});
+    await turn();
+    pending[1].answer({});
+    t.same(await Promise.all(answers), [null, null, null]);
+});
+
+t.test('the DB down: a failed batch is not read again id by id', async t => {
+    const { pending, read } = handPort();
+    const first = read('d.0.first');
+    const waiting = ['d.0.a', 'd.0.b', 'd.0.c'].map(id => read(id));
+    pending[0].answer();
+    await first;
+    await turn();
+    pending[1].fail(new Error('DB closed'));
+    for (const answer of waiting) {
+        await t.rejects(answer, { message: 'DB closed' });
+    }
+    await turn();
+    t.equal(pending.length, 2, 'no read per id after it');
+});
+
 t.test('aliases and refused ids keep the single read', async t => {
     const { pending, read } = handPort();
     t.same(await read('alias.0.x'), { val: 'single:alias.0.x' });

@@ -60,6 +60,11 @@ const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
  * than read, by this adapter or another, is cheaper read from the DB. It is admitted again as any id.
  */
 const UNREAD_CHANGES = 8;
+/**
+ * Misses an id dropped for unread changes takes before it may fill an entry again: else two reads
+ * after every nine changes would make it subscribe and unsubscribe again and again.
+ */
+const COOLING_MISSES = UNREAD_CHANGES;
 
 /**
  * Repeated reads of one state or object answered from memory, kept coherent by js-controller's own
@@ -77,6 +82,8 @@ export class CoherentCache<T> {
      * never pay for subscriptions they cannot use, and do not push out what is really hot.
      */
     private readonly candidates = new Set<string>();
+    /** Ids dropped for unread changes, with the misses each must still take before it is admitted again; at most `maxEntries`. */
+    private readonly cooling = new Map<string, number>();
     private readonly asked: FrequencySketch;
     private readonly maxEntries: number;
     private readonly maxBytes: number;
@@ -172,6 +179,7 @@ export class CoherentCache<T> {
         this.entries.clear();
         this.bytes = 0;
         this.candidates.clear();
+        this.cooling.clear();
         this.asked.clear();
         for (const entry of all) {
             void entry.release();
@@ -189,6 +197,14 @@ export class CoherentCache<T> {
      */
     private admit(id: string): boolean {
         this.asked.increment(id);
+        const cooling = this.cooling.get(id);
+        if (cooling !== undefined) {
+            if (cooling > 1) {
+                this.cooling.set(id, cooling - 1);
+                return false;
+            }
+            this.cooling.delete(id);
+        }
         if (!this.candidates.delete(id)) {
             // as many as fit in the cache, the oldest forgotten first: an id that comes back only after more others than that is not hot
             if (this.candidates.size >= this.maxEntries) {
@@ -237,9 +253,17 @@ export class CoherentCache<T> {
         }
         if (!this.source.watchAll && ++entry.unread > UNREAD_CHANGES) {
             this.drop(entry.id);
+            this.cool(entry.id);
             return;
         }
         this.assign(entry, (value as T | null | undefined) ?? null);
+    }
+
+    private cool(id: string): void {
+        if (this.cooling.size >= this.maxEntries) {
+            this.cooling.delete(this.cooling.keys().next().value!);
+        }
+        this.cooling.set(id, COOLING_MISSES);
     }
 
     /** Subscribes once to every id; a failed subscription is tried again by the next fill. */
