@@ -93,7 +93,8 @@ export class CallerData {
         if (uncachable(this.reads, id)) {
             return null;
         }
-        const early = this.stores.states.get(id);
+        // before the caller's rights are known: it may not make the cache hold and watch `id`
+        const early = this.stores.states.get(id, { admit: false });
         early.catch(() => undefined);
         return early;
     }

@@ -106,6 +106,7 @@ async function readCheckedObject(ctx: CachedReader, id: string, context: Record<
  */
 export async function readStateOf(ctx: CachedReader, obj: ioBroker.Object, early: Promise<ioBroker.State | null>): Promise<ioBroker.State | null> {
     assertMayRead(ctx, 'state', obj._id, obj, { id: obj._id });
+    ctx.states.admitAsked(obj._id);
     return adapterCall(early, { id: obj._id });
 }
 

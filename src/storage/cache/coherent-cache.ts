@@ -129,7 +129,11 @@ export class CoherentCache<T> {
         return entry.value;
     }
 
-    async get(id: string): Promise<T | null> {
+    /**
+     * `admit: false` for a read made before the caller's rights are checked (one made beside the
+     * object read): it fills no entry; `admitAsked` counts the ask once the caller may read `id`.
+     */
+    async get(id: string, { admit = true }: { admit?: boolean } = {}): Promise<T | null> {
         if (this.source.shared?.()) {
             await this.source.barrier();
         }
@@ -146,7 +150,7 @@ export class CoherentCache<T> {
             // would then get the older one from memory: wait for the entry instead (reads never go back);
             // the retry counts the ask
             await new Promise<void>(resolve => entry.waiters.push(resolve));
-            return this.get(id);
+            return this.get(id, { admit });
         }
         if (entry) {
             // asked for like a hit: an entry being refreshed must not look colder than it is
@@ -154,12 +158,19 @@ export class CoherentCache<T> {
         }
         const seq = entry?.seq ?? 0;
         const fresh = this.source.read(id);
-        if (!entry && this.admit(id)) {
+        if (!entry && admit && this.admit(id)) {
             void this.fill(id, fresh);
         } else if (entry && entry.dirty && !entry.unsettled) {
             void this.refresh(id, entry, seq, fresh);
         }
         return (await fresh) ?? null;
+    }
+
+    /** The ask of a `get(id, { admit: false })`, counted once the caller turned out to be allowed to read `id`. */
+    admitAsked(id: string): void {
+        if (!this.entries.has(id) && this.usable() && this.admit(id)) {
+            void this.fill(id, Promise.resolve(undefined));
+        }
     }
 
     /**
