@@ -47,6 +47,11 @@ const MAX_BATCH = 256;
 export function batchedStateReader(port: StateReads): (id: string) => Read {
     let inFlight = 0;
     let queue: Waiting[] = [];
+    const flush = (): void => {
+        const batch = queue;
+        queue = [];
+        send(batch);
+    };
     const send = (batch: Waiting[]): void => {
         inFlight++;
         const ids = [...new Set(batch.map(w => w.id))];
@@ -56,14 +61,12 @@ export function batchedStateReader(port: StateReads): (id: string) => Read {
                 err =>
                     batch.length === 1 || fromAdapterError(err).status === 503
                         ? batch.forEach(w => w.reject(err))
-                        : batch.forEach(w => listRead(port, [w.id]).then(found => w.resolve(stateIn(found, w.id)), w.reject)),
+                        : batch.forEach(w => readStateOnce(port, w.id).then(state => w.resolve(state ?? null), w.reject)),
             )
             .finally(() => {
                 inFlight--;
                 if (queue.length) {
-                    const next = queue;
-                    queue = [];
-                    send(next);
+                    flush();
                 }
             });
     };
@@ -79,9 +82,7 @@ export function batchedStateReader(port: StateReads): (id: string) => Read {
             }
             queue.push(waiting);
             if (queue.length >= MAX_BATCH) {
-                const full = queue;
-                queue = [];
-                send(full);
+                flush();
             }
         });
     };

@@ -57,7 +57,7 @@ const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
  * An entry with its own subscription that changed more often than this since it was last served is
  * dropped: each notification costs this process and the DB about what the read it might save costs
  * (js-controller parses, and logs at silly level, every message), so a state written more often
- * than read, by this adapter or another, is cheaper read from the DB. It is admitted again as any id.
+ * than read, by this adapter or another, is cheaper read from the DB. It may come back after `COOLING_MISSES`.
  */
 const UNREAD_CHANGES = 8;
 /**
