@@ -292,3 +292,34 @@ t.test('watching every id: changes never drop an entry (it holds no subscription
     t.same(cache.peek('o.x'), { val: 'v19' }, 'still cached with the latest value');
     t.equal(calls.unsubscribe, 0);
 });
+
+t.test('a read before the rights check counts nothing: only the ask counted after it keeps an entry', async t => {
+    const { calls, cache, feed } = counted();
+    await cache.get('early.x');
+    await cache.get('early.x');
+    await settle();
+    t.equal(calls.subscribe, 1, 'held');
+    for (let i = 0; i < 9; i++) {
+        feed.emit('state', 'early.x', { val: `e${i}` } as never);
+        // a caller whose rights are refused afterwards: its early read is served, but nothing counts
+        const early = await cache.get('early.x', { admit: false });
+        if (i < 8) {
+            t.same(early, { val: `e${i}` }, 'served from memory');
+        }
+    }
+    await settle();
+    t.equal(calls.unsubscribe, 1, 'refused early reads did not keep it: dropped after nine unread changes');
+
+    await cache.get('kept.x');
+    await cache.get('kept.x');
+    await settle();
+    for (let i = 0; i < 9; i++) {
+        feed.emit('state', 'kept.x', { val: `k${i}` } as never);
+        await cache.get('kept.x', { admit: false });
+        // the caller turned out to be allowed: its ask counts as a read
+        cache.admitAsked('kept.x');
+    }
+    await settle();
+    t.equal(calls.unsubscribe, 1, 'allowed early reads keep it');
+    t.same(cache.peek('kept.x'), { val: 'k8' });
+});

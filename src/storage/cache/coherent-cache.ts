@@ -112,32 +112,43 @@ export class CoherentCache<T> {
     }
 
     private served(id: string): T | null | undefined {
-        const entry = this.entries.get(id);
-        if (!entry || entry.unsettled || entry.dirty || !this.usable()) {
-            return undefined;
+        const entry = this.servable(id);
+        if (entry) {
+            this.used(entry);
         }
+        return entry?.value;
+    }
+
+    /** The entry of `id` when its value can be served now; nothing counted. */
+    private servable(id: string): Entry<T> | undefined {
+        const entry = this.entries.get(id);
+        return !entry || entry.unsettled || entry.dirty || !this.usable() ? undefined : entry;
+    }
+
+    /** A hit: the entry counts as read and as recently used. */
+    private used(entry: Entry<T>): void {
         // most recently used last, so eviction takes the oldest; moved only when it has fallen into the
         // older half, since moving costs the Map a delete and an insert on every hit
         const now = ++this.uses;
         if (now - entry.movedAt > this.maxEntries / 2) {
             entry.movedAt = now;
-            this.entries.delete(id);
-            this.entries.set(id, entry);
+            this.entries.delete(entry.id);
+            this.entries.set(entry.id, entry);
         }
         entry.unread = 0;
-        this.asked.increment(id);
-        return entry.value;
+        this.asked.increment(entry.id);
     }
 
     /**
      * `admit: false` for a read made before the caller's rights are checked (one made beside the
-     * object read): it fills no entry; `admitAsked` counts the ask once the caller may read `id`.
+     * object read): it fills no entry and a hit counts nothing; `admitAsked` counts the ask once the
+     * caller may read `id`.
      */
     async get(id: string, { admit = true }: { admit?: boolean } = {}): Promise<T | null> {
         if (this.source.shared?.()) {
             await this.source.barrier();
         }
-        const hit = this.served(id);
+        const hit = admit ? this.served(id) : this.servable(id)?.value;
         if (hit !== undefined) {
             return hit;
         }
@@ -152,7 +163,7 @@ export class CoherentCache<T> {
             await new Promise<void>(resolve => entry.waiters.push(resolve));
             return this.get(id, { admit });
         }
-        if (entry) {
+        if (entry && admit) {
             // asked for like a hit: an entry being refreshed must not look colder than it is
             this.asked.increment(id);
         }
@@ -166,9 +177,12 @@ export class CoherentCache<T> {
         return (await fresh) ?? null;
     }
 
-    /** The ask of a `get(id, { admit: false })`, counted once the caller turned out to be allowed to read `id`. */
+    /** The ask of a `get(id, { admit: false })`, counted once the caller turned out to be allowed to read `id`: a hit, or a miss. */
     admitAsked(id: string): void {
-        if (!this.entries.has(id) && this.usable() && this.admit(id)) {
+        const entry = this.entries.get(id);
+        if (entry) {
+            this.used(entry);
+        } else if (this.usable() && this.admit(id)) {
             void this.fill(id, Promise.resolve(undefined));
         }
     }
