@@ -309,6 +309,7 @@ t.test('a read before the rights check counts nothing: only the ask counted afte
     }
     await settle();
     t.equal(calls.unsubscribe, 1, 'refused early reads did not keep it: dropped after nine unread changes');
+    t.equal(calls.subscribe, 1, 'and the early read after the drop did not fill it again');
 
     await cache.get('kept.x');
     await cache.get('kept.x');
@@ -322,4 +323,21 @@ t.test('a read before the rights check counts nothing: only the ask counted afte
     await settle();
     t.equal(calls.unsubscribe, 1, 'allowed early reads keep it');
     t.same(cache.peek('kept.x'), { val: 'k8' });
+});
+
+t.test('an allowed early read of a written entry (read from the DB) does not count as served from memory', async t => {
+    const { calls, cache, feed } = counted();
+    await cache.get('written.x');
+    await cache.get('written.x');
+    await settle();
+    for (let i = 0; i < 9; i++) {
+        // this adapter wrote it: the next read goes to the DB until the change is seen
+        cache.written('written.x');
+        const early = cache.get('written.x', { admit: false });
+        cache.admitAsked('written.x');
+        await early;
+        feed.emit('state', 'written.x', { val: `w${i}` } as never);
+    }
+    await settle();
+    t.equal(calls.unsubscribe, 1, 'never served from memory between nine changes: dropped, as a plain read of it would be');
 });

@@ -177,13 +177,21 @@ export class CoherentCache<T> {
         return (await fresh) ?? null;
     }
 
-    /** The ask of a `get(id, { admit: false })`, counted once the caller turned out to be allowed to read `id`: a hit, or a miss. */
+    /**
+     * The ask of a `get(id, { admit: false })`, counted once the caller turned out to be allowed to read
+     * `id`, as `get` counts its own: a hit; an entry not servable (its read went to the DB) only asked
+     * for; a miss.
+     */
     admitAsked(id: string): void {
         const entry = this.entries.get(id);
-        if (entry) {
+        if (!entry) {
+            if (this.usable() && this.admit(id)) {
+                void this.fill(id, Promise.resolve(undefined));
+            }
+        } else if (this.servable(id)) {
             this.used(entry);
-        } else if (this.usable() && this.admit(id)) {
-            void this.fill(id, Promise.resolve(undefined));
+        } else {
+            this.asked.increment(id);
         }
     }
 
