@@ -22,6 +22,8 @@ export interface BenchAdapter {
     /** Process spawn to its first answer, in ms. */
     startMs: number;
     rss(): number;
+    /** CPU time (user and system, all threads) in ms since the process started, from /proc. */
+    cpuMs(): number;
     /** Peak RSS in MB since the last `resetPeakRss()` (Linux VmHWM). */
     peakRss(): number;
     resetPeakRss(): void;
@@ -102,6 +104,7 @@ async function spawnAdapter(storage: Storage, { label, main, instance, native = 
         nodeFlags,
         startMs: Date.now() - spawned,
         rss: () => statusMB(child, 'VmRSS'),
+        cpuMs: () => cpuMs(child),
         peakRss: () => statusMB(child, 'VmHWM'),
         // writing 5 to clear_refs resets the peak RSS the kernel keeps for the process
         resetPeakRss: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
@@ -141,6 +144,12 @@ export async function startRuntime(native: Record<string, unknown> = {}, prepare
             rmSync(dataDir, { recursive: true, force: true });
         },
     };
+}
+
+/** utime + stime of /proc/<pid>/stat (fields 14 and 15, after the command name), in clock ticks of 10 ms. */
+function cpuMs(process: ChildProcess): number {
+    const fields = readFileSync(`/proc/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function statusMB(process: ChildProcess, field: string): number {

@@ -3,12 +3,13 @@
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
  * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLL_ROUNDS (rounds of the compare run's poll fan-out, 5), BENCH_POLLS (10000),
  * BENCH_HOOKS (1000), BENCH_STREAMS (SSE streams of the compare run, 1000), BENCH_EVENT_ROUNDS (rounds of its SSE and hook fan-outs, 9), BENCH_NODE_FLAGS (replaces our adapter's Node flags), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
- * BENCH_ONLY=http|events|listing|random|large|serialize|sharing|conditional (sharing, conditional: only when named; random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
+ * BENCH_ONLY=http|events|listing|random|large|serialize|sharing|conditional|floor (sharing, conditional, floor: only when named; random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { conditionalLine, measureConditional } from './conditional';
 import { measureFanOut } from './events';
+import { measureFloor } from './floor';
 import { startRuntime } from './fixture';
 import { measureHttp, startBare, VALUE_ID } from './http';
 import { measureLargeInstall } from './large-install';
@@ -109,6 +110,11 @@ async function main(): Promise<void> {
         if (!only || only === 'events') {
             result.events = await measureFanOut(rt, env('BENCH_POLLS', 10_000), env('BENCH_HOOKS', 1000));
             console.log(JSON.stringify(result.events, null, 2));
+        }
+        if (only === 'floor') {
+            // on request only: what our request stack adds to a state write, against the least adapter that does it
+            result.floor = await measureFloor(rt, env('BENCH_SECONDS', 4), env('BENCH_ROUNDS', 5));
+            console.log(JSON.stringify(result.floor, null, 2));
         }
         if (only === 'sharing') {
             // on request only: it starts two Redis clusters of its own
