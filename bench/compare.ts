@@ -21,7 +21,7 @@ export interface CompareOptions {
     version: string;
     seconds: number;
     rounds: number;
-    /** Rounds of the poll fan-out: its rounds spread widely (0.6–2.7 of bare), so the median needs more than three. */
+    /** Rounds of the poll fan-out: its rounds spread widely (0.6–2.7 of bare); each keeps its 10,000 sessions, so more raise the peak RSS. */
     pollRounds: number;
     polls: number;
     sessions: number;

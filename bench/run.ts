@@ -1,7 +1,7 @@
 /*
  * `npm run bench`: HTTP hot paths and event fan-out against the embedded runtime and a bare node:http
  * server, interleaved in one run. Prints a table, writes bench/results/<time>.json. Loopback only.
- * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLL_ROUNDS (rounds of the compare run's poll fan-out, 5), BENCH_POLLS (10000),
+ * Environment: BENCH_SECONDS (per run, default 8), BENCH_ROUNDS (default 3), BENCH_POLL_ROUNDS (rounds of the compare run's poll fan-out, 3), BENCH_POLLS (10000),
  * BENCH_HOOKS (1000), BENCH_STREAMS (SSE streams of the compare run, 1000), BENCH_EVENT_ROUNDS (rounds of its SSE and hook fan-outs, 9), BENCH_NODE_FLAGS (replaces our adapter's Node flags), BENCH_LISTING (states of the limited-user listing, 10000), BENCH_RANDOM (state counts of the random-read part, 1000,10000,50000: 1,000 is the hot set), BENCH_LARGE (states of the large installation, 50000),
  * BENCH_ONLY=http|events|listing|random|large|serialize|sharing|conditional|floor (sharing, conditional, floor: only when named; random with --compare: random reads beside the release); BENCH_ADAPTER_MAIN: another build's main.js to measure instead.
  */
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
                 version: compare,
                 seconds: env('BENCH_SECONDS', 3),
                 rounds: env('BENCH_ROUNDS', 3),
-                pollRounds: env('BENCH_POLL_ROUNDS', 5),
+                pollRounds: env('BENCH_POLL_ROUNDS', 3),
                 polls: env('BENCH_POLLS', 10_000),
                 sessions: env('BENCH_SESSIONS', 100),
                 writes: env('BENCH_WRITES', 1000),
