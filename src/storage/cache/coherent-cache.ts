@@ -112,16 +112,15 @@ export class CoherentCache<T> {
     }
 
     private served(id: string): T | null | undefined {
-        const entry = this.servable(id);
+        const entry = this.servable(this.entries.get(id));
         if (entry) {
             this.used(entry);
         }
         return entry?.value;
     }
 
-    /** The entry of `id` when its value can be served now; nothing counted. */
-    private servable(id: string): Entry<T> | undefined {
-        const entry = this.entries.get(id);
+    /** The entry when its value can be served now; nothing counted. */
+    private servable(entry: Entry<T> | undefined): Entry<T> | undefined {
         return !entry || entry.unsettled || entry.dirty || !this.usable() ? undefined : entry;
     }
 
@@ -148,7 +147,7 @@ export class CoherentCache<T> {
         if (this.source.shared?.()) {
             await this.source.barrier();
         }
-        const hit = admit ? this.served(id) : this.servable(id)?.value;
+        const hit = admit ? this.served(id) : this.servable(this.entries.get(id))?.value;
         if (hit !== undefined) {
             return hit;
         }
@@ -188,7 +187,7 @@ export class CoherentCache<T> {
             if (this.usable() && this.admit(id)) {
                 void this.fill(id, Promise.resolve(undefined));
             }
-        } else if (this.servable(id)) {
+        } else if (this.servable(entry)) {
             this.used(entry);
         } else {
             this.asked.increment(id);
