@@ -31,60 +31,67 @@ function kindsOf(schema: TSchema): Set<string> {
     return kinds;
 }
 
-type Coerced = { value: unknown } | { problem: string };
+/** A value that could not be read as its type; returned rather than thrown, so a good value costs no object. */
+class Problem {
+    constructor(readonly text: string) {}
+}
 
 /** Turns query text into the declared type; body values keep their JSON type where it fits. */
-function coerce(name: string, value: unknown, kinds: Set<string>, fromBody: boolean): Coerced {
+function coerce(name: string, value: unknown, kinds: Set<string>, fromBody: boolean): unknown {
+    if (value === undefined) {
+        return undefined;
+    }
     if (value === null && fromBody) {
         // a JSON null is a value where the schema takes any; for a typed field it counts as not given
-        return { value: kinds.has('null') || kinds.has('any') ? null : undefined };
+        return kinds.has('null') || kinds.has('any') ? null : undefined;
     }
     if (value === null) {
         // a bare `?binary` is a flag; other bare keys count as "not given"
-        return { value: kinds.has('boolean') ? true : kinds.has('null') ? null : undefined };
+        return kinds.has('boolean') ? true : kinds.has('null') ? null : undefined;
     }
     if (typeof value === 'number' && fromBody && kinds.has('boolean') && !kinds.has('number') && (value === 0 || value === 1)) {
         // 1 and 0 are the boolean words of the query; a JSON body may send them as numbers
-        return { value: value === 1 };
+        return value === 1;
     }
     if (typeof value === 'string') {
         const text = value.trim();
         if (text === '' && !kinds.has('string') && !kinds.has('any')) {
             // `?timeout=` or `?withInfo=`: given without a value, as absent
-            return { value: undefined };
+            return undefined;
         }
         if ((kinds.has('object') || kinds.has('array')) && /^[[{]/.test(text)) {
             if (tooDeep(text)) {
-                return { problem: `Cannot parse ${name}: nested deeper than ${MAX_JSON_DEPTH} levels` };
+                return new Problem(`Cannot parse ${name}: nested deeper than ${MAX_JSON_DEPTH} levels`);
             }
             try {
-                return { value: JSON.parse(text) };
+                return JSON.parse(text);
             } catch (err) {
-                return { problem: `Cannot parse ${name}: ${(err as Error).message}` };
+                return new Problem(`Cannot parse ${name}: ${(err as Error).message}`);
             }
         }
         if (kinds.has('string') || kinds.has('any')) {
-            return { value };
+            return value;
         }
         if (kinds.has('number') && text !== '' && Number.isFinite(Number(text))) {
-            return { value: Number(text) };
+            return Number(text);
         }
         const flag = booleanFromText(text);
         if (kinds.has('boolean') && flag !== undefined) {
-            return { value: flag };
+            return flag;
         }
-        return { value };
+        return value;
     }
     if ((typeof value === 'number' || typeof value === 'boolean') && kinds.has('string') && !kinds.has(typeof value)) {
-        return { value: String(value) };
+        return String(value);
     }
-    return { value };
+    return value;
 }
 
 export interface CompiledParams {
     schema: TObject;
     names: string[];
     kinds: Map<string, Set<string>>;
+    required: Set<string>;
     check: TypeCheck<TObject>;
 }
 
@@ -92,7 +99,7 @@ export interface CompiledParams {
 export function compileParams(schema: TObject): CompiledParams {
     const names = Object.keys(schema.properties);
     const kinds = new Map(names.map(n => [n, kindsOf(schema.properties[n])]));
-    return { schema, names, kinds, check: TypeCompiler.Compile(schema) };
+    return { schema, names, kinds, required: new Set(schema.required ?? []), check: TypeCompiler.Compile(schema) };
 }
 
 const compiledSchemas = new WeakMap<TObject, CompiledParams>();
@@ -134,17 +141,15 @@ function quote(names: string[]): string {
 
 /** `bodyKeys`: which raw values came from a JSON body (`all` for a body alone), where null means null, not a bare flag. */
 export function parseParams(compiled: CompiledParams, raw: RawParams, bodyKeys?: ReadonlySet<string> | 'all'): Record<string, unknown> {
-    const { schema, names, kinds, check } = compiled;
-    const required = new Set(schema.required ?? []);
+    const { schema, names, kinds, required, check } = compiled;
     const out: Record<string, unknown> = {};
     const problems: ParamProblem[] = [];
     for (const name of names) {
-        const result = coerce(name, raw[name], kinds.get(name)!, bodyKeys === 'all' || !!bodyKeys?.has(name));
-        if ('problem' in result) {
-            problems.push({ param: name, problem: result.problem });
+        let value = coerce(name, raw[name], kinds.get(name)!, bodyKeys === 'all' || !!bodyKeys?.has(name));
+        if (value instanceof Problem) {
+            problems.push({ param: name, problem: value.text });
             continue;
         }
-        let value = result.value;
         const prop = schema.properties[name];
         if (prop['x-clamp'] === true) {
             // 4.0.2 read these timeouts as parseInt(x) || default and capped them: garbage counts as

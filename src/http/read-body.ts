@@ -22,20 +22,23 @@ export function largeBodyUnread(req: IncomingMessage): boolean {
 }
 
 /** Reads the whole body under `limit`; beyond it answers 413 without buffering the rest. */
-export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const declared = Number(req.headers['content-length']);
     if (declared > limit) {
-        throw tooLarge(limit);
+        return Promise.reject(tooLarge(limit));
     }
-    try {
-        return await getRawBody(req, { limit, length: Number.isFinite(declared) ? declared : undefined });
-    } catch (err) {
-        const type = (err as { type?: string }).type;
-        if (type === 'entity.too.large') {
-            throw tooLarge(limit);
-        }
-        throw new HttpError('BAD_REQUEST', 'Request body could not be read');
-    }
+    // raw-body's callback form: one promise per body instead of its own and ours around it
+    return new Promise((resolve, reject) => {
+        getRawBody(req, { limit, length: Number.isFinite(declared) ? declared : undefined }, (err, body) => {
+            if (!err) {
+                resolve(body);
+            } else if ((err as { type?: string }).type === 'entity.too.large') {
+                reject(tooLarge(limit));
+            } else {
+                reject(new HttpError('BAD_REQUEST', 'Request body could not be read'));
+            }
+        });
+    });
 }
 
 export function tooLarge(limit: number): HttpError {

@@ -132,7 +132,7 @@ export const updateState = defineRoute({
         c: Type.Optional(Type.String()),
         from: Type.Optional(Type.String()),
     }),
-    async handler({ params, input, body, headers }, ctx) {
+    handler({ params, input, body, headers }, ctx) {
         return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body, timeoutOf(input), preconditionOf(headers));
     },
 });

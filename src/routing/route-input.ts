@@ -56,6 +56,20 @@ function isObjectSchema(schema: TSchema | undefined): schema is TObject {
     return !!schema && schema.type === 'object' && !!schema.properties;
 }
 
+const nestedObjects = new WeakMap<TObject, string[]>();
+
+/** The fields of a schema that are objects with a schema of their own, found once per schema. */
+function nestedNames(schema: TObject): string[] {
+    let names = nestedObjects.get(schema);
+    if (!names) {
+        names = Object.entries(schema.properties)
+            .filter(([, prop]) => isObjectSchema(prop))
+            .map(([name]) => name);
+        nestedObjects.set(schema, names);
+    }
+    return names;
+}
+
 /**
  * A JSON object checked by its schema with the command parser's conventions (so `"5"` for a number
  * and `"true"` for a boolean pass as 4.0.2 accepted them); nested declared objects the same way.
@@ -70,12 +84,14 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
             },
         });
     }
-    const given: Record<string, unknown> = { ...value };
+    const nested = nestedNames(schema);
+    // copied only when a nested object is parsed into it: the client's body stays as sent
+    const given: Record<string, unknown> = nested.length ? { ...value } : value;
     const problems: ParamProblem[] = [];
-    for (const [name, prop] of Object.entries(schema.properties)) {
-        if (isObjectSchema(prop) && given[name] !== undefined) {
+    for (const name of nested) {
+        if (given[name] !== undefined) {
             try {
-                given[name] = parseJsonObject(prop, given[name], where ? `${where}.${name}` : name);
+                given[name] = parseJsonObject(schema.properties[name] as TObject, given[name], where ? `${where}.${name}` : name);
             } catch (err) {
                 problems.push(...(((err as HttpError).context?.details as ParamProblem[] | undefined) ?? [{ param: name, problem: (err as Error).message }]));
             }
@@ -104,13 +120,23 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
     // the client's order; a declared field the parser dropped (null or "" where a number is due) stays dropped
     const result: Record<string, unknown> = {};
     for (const key of Object.keys(given)) {
+        if (key === '__proto__') {
+            // JSON.parse makes it an own field; assigned here it would set the answer's prototype
+            continue;
+        }
         if (!(key in schema.properties)) {
             result[key] = given[key];
         } else if (key in parsed) {
             result[key] = parsed[key];
         }
     }
-    return { ...result, ...parsed };
+    // then what the parser added (defaults), after the client's fields
+    for (const key of Object.keys(parsed)) {
+        if (!(key in result)) {
+            result[key] = parsed[key];
+        }
+    }
+    return result;
 }
 
 /**

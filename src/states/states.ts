@@ -68,7 +68,8 @@ export interface StatePatch {
 
 /** One PATCH: the id or name resolved, `val` converted by the state's type, written with the caller's rights (and only if `precondition` holds). */
 export async function patchState(ctx: RequestContext, idOrName: string, body: StatePatch, timeoutMs: number, precondition?: Precondition): Promise<Record<string, unknown>> {
-    const { id, obj } = await resolveStateId(writingContext(ctx), idOrName);
+    const writing = writingContext(ctx);
+    const { id, obj } = peekStateId(writing, idOrName) ?? (await resolveStateId(writing, idOrName));
     const state = { ...body };
     if ('val' in state) {
         state.val = convertBodyValue(state.val, stateCommon(obj)?.type, id);
@@ -101,6 +102,11 @@ export async function writeState(
     precondition?: Precondition,
 ): Promise<Record<string, unknown>> {
     assertInWriteScope(ctx, id);
+    if (!precondition && timeoutMs <= 0) {
+        // the plain write, most of all: no closures for the cases below
+        await stateWrites.run(id, () => ctx.data.setState(id, state, { id }), { shared: true });
+        return { ...state, id };
+    }
     const write = (): Promise<unknown> =>
         stateWrites.run(id, async () => {
             if (precondition) {

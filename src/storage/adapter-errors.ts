@@ -45,11 +45,12 @@ export function fromAdapterError(err: unknown, context: Record<string, unknown> 
     return Object.assign(new HttpError('INTERNAL', message, { context }), { cause: err });
 }
 
-/** Awaits an adapter call and turns its failure into an HttpError. */
-export async function adapterCall<T>(promise: Promise<T>, context?: Record<string, unknown>): Promise<T> {
-    try {
-        return await promise;
-    } catch (err) {
+/**
+ * The adapter call's promise with its failure turned into an HttpError. A rejection handler rather
+ * than an async function: every state write and cache miss passes here, and one promise is cheaper.
+ */
+export function adapterCall<T>(promise: Promise<T>, context?: Record<string, unknown>): Promise<T> {
+    return promise.then(undefined, (err: unknown) => {
         throw fromAdapterError(err, context);
-    }
+    });
 }

@@ -13,16 +13,34 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
     // looked up on every call: whatever js-controller has set up by then answers
     const call = <K extends keyof ioBroker.Adapter>(name: K): ioBroker.Adapter[K] =>
         ((...args: unknown[]) => (adapter[name] as unknown as (...a: unknown[]) => unknown).apply(adapter, args)) as unknown as ioBroker.Adapter[K];
-    /** A write method: the adapter's, then the listeners, whatever its outcome. */
+    /**
+     * A write method: the adapter's, then the listeners, whatever its outcome. Handlers on its promise
+     * rather than an async function: every state write passes here.
+     */
     const write = <K extends keyof ioBroker.Adapter>(name: K, kind: StorageWrite['kind']): ioBroker.Adapter[K] => {
         const original = call(name) as unknown as AnyAsync;
-        const wrapped: AnyAsync = async (id, ...rest) => {
-            try {
-                return await original(id, ...rest);
-            } finally {
+        const wrapped: AnyAsync = (id, ...rest) => {
+            const tell = (): void => {
                 const options = rest.find(arg => typeof arg === 'object' && arg !== null && 'recursive' in arg) as { recursive?: boolean } | undefined;
                 told({ kind, id: String(id), recursive: !!options?.recursive });
+            };
+            let written: Promise<unknown>;
+            try {
+                written = original(id, ...rest);
+            } catch (err) {
+                tell();
+                return Promise.reject(err);
             }
+            return written.then(
+                value => {
+                    tell();
+                    return value;
+                },
+                (err: unknown) => {
+                    tell();
+                    throw err;
+                },
+            );
         };
         return wrapped as unknown as ioBroker.Adapter[K];
     };
