@@ -263,11 +263,15 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         return answer(req, res, route, request, ctx);
     }
 
-    async function withBody(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> {
-        await route.beforeBody?.(request, ctx);
+    function withBody(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> {
         const limit = Math.min(route.bodyLimit ?? Infinity, services.meta.config.bodyLimit);
-        request.body = route.body ? routeBody(route, await readRouteBody(req, route, limit)) : undefined;
-        return answer(req, res, route, request, ctx);
+        const read = (): Promise<void> =>
+            readRouteBody(req, route, limit).then(body => {
+                request.body = route.body ? routeBody(route, body) : undefined;
+                return answer(req, res, route, request, ctx);
+            });
+        // promise handlers rather than an async function: every write passes here
+        return route.beforeBody ? Promise.resolve(route.beforeBody(request, ctx)).then(read) : read();
     }
 
     function answer(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> | void {

@@ -57,15 +57,19 @@ function isJsonType(type: string): boolean {
  * the content type, because `curl -d '{...}'` sends form-urlencoded by default.
  * Returns `undefined` for an empty body.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
     if (!hasBody(req)) {
-        return undefined;
+        return Promise.resolve(undefined);
     }
-    const text = (await readRawBody(req, limit)).toString('utf8');
+    const type = req.headers['content-type'] ?? '';
+    return readRawBody(req, limit).then(bytes => jsonOf(bytes.toString('utf8'), type));
+}
+
+/** The JSON a body's text holds; `undefined` for none. */
+function jsonOf(text: string, type: string): unknown {
     if (!text.trim()) {
         return undefined;
     }
-    const type = req.headers['content-type'] ?? '';
     if (!isJsonType(type) && !/^\s*[[{]/.test(text)) {
         throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON (Content-Type: application/json)');
     }
