@@ -29,15 +29,21 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     }
     // raw-body's callback form: one promise per body instead of its own and ours around it
     return new Promise((resolve, reject) => {
-        getRawBody(req, { limit, length: Number.isFinite(declared) ? declared : undefined }, (err, body) => {
-            if (!err) {
-                resolve(body);
-            } else if ((err as { type?: string }).type === 'entity.too.large') {
-                reject(tooLarge(limit));
-            } else {
-                reject(new HttpError('BAD_REQUEST', 'Request body could not be read'));
-            }
-        });
+        const unreadable = (): void => reject(new HttpError('BAD_REQUEST', 'Request body could not be read'));
+        try {
+            getRawBody(req, { limit, length: Number.isFinite(declared) ? declared : undefined }, (err, body) => {
+                if (!err) {
+                    resolve(body);
+                } else if ((err as { type?: string }).type === 'entity.too.large') {
+                    reject(tooLarge(limit));
+                } else {
+                    unreadable();
+                }
+            });
+        } catch {
+            // raw-body refuses some streams before reading: still the client's 400, not a 500
+            unreadable();
+        }
     });
 }
 

@@ -99,7 +99,7 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
     }
     if (schema.additionalProperties === false) {
         // a schema that forbids other fields names them in the 422 rather than dropping them unseen
-        for (const name of Object.keys(given).filter(key => !(key in schema.properties))) {
+        for (const name of Object.keys(given).filter(key => !Object.hasOwn(schema.properties, key))) {
             problems.push({ param: where ? `${where}.${name}` : name, problem: 'is not a known field' });
         }
     }
@@ -124,15 +124,16 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
             // JSON.parse makes it an own field; assigned here it would set the answer's prototype
             continue;
         }
-        if (!(key in schema.properties)) {
+        // own fields only: `toString` or `constructor` in a body are the client's, not Object.prototype's
+        if (!Object.hasOwn(schema.properties, key)) {
             result[key] = given[key];
-        } else if (key in parsed) {
+        } else if (Object.hasOwn(parsed, key)) {
             result[key] = parsed[key];
         }
     }
     // then what the parser added (defaults), after the client's fields
     for (const key of Object.keys(parsed)) {
-        if (!(key in result)) {
+        if (!Object.hasOwn(result, key)) {
             result[key] = parsed[key];
         }
     }

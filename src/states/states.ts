@@ -70,7 +70,9 @@ export interface StatePatch {
 export async function patchState(ctx: RequestContext, idOrName: string, body: StatePatch, timeoutMs: number, precondition?: Precondition): Promise<Record<string, unknown>> {
     const writing = writingContext(ctx);
     const { id, obj } = peekStateId(writing, idOrName) ?? (await resolveStateId(writing, idOrName));
-    const state = { ...body };
+    // copied with Object.assign: V8 gave each `{ ...body }` copy here a map of its own, and
+    // js-controller's reads of a state then missed their inline caches on every write
+    const state: StatePatch = Object.assign({}, body);
     if ('val' in state) {
         state.val = convertBodyValue(state.val, stateCommon(obj)?.type, id);
     }
@@ -105,7 +107,7 @@ export async function writeState(
     if (!precondition && timeoutMs <= 0) {
         // the plain write, most of all: no closures for the cases below
         await stateWrites.run(id, () => ctx.data.setState(id, state, { id }), { shared: true });
-        return { ...state, id };
+        return answerOf(state, id);
     }
     const write = (): Promise<unknown> =>
         stateWrites.run(id, async () => {
@@ -122,7 +124,14 @@ export async function writeState(
         return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs, write)), id };
     }
     await write();
-    return { ...state, id };
+    return answerOf(state, id);
+}
+
+/** The written state with its id, copied field by field (see `patchState`: a spread gave each copy a map of its own). */
+function answerOf(state: ioBroker.SettableState, id: string): Record<string, unknown> {
+    const answer: Record<string, unknown> = Object.assign({}, state);
+    answer.id = id;
+    return answer;
 }
 
 export async function toggleState(ctx: RequestContext, resolved: ResolvedState, timeoutMs: number): Promise<Record<string, unknown>> {

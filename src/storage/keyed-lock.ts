@@ -13,6 +13,15 @@ interface KeyState {
     pending: number;
 }
 
+/** `work()` as a promise: one that throws before its first await must still release the key. */
+function started<T>(work: () => Promise<T>): Promise<T> {
+    try {
+        return Promise.resolve(work());
+    } catch (err) {
+        return Promise.reject(err);
+    }
+}
+
 /**
  * Per key inside this process: a conditional write checks the stored version and writes under it,
  * so no other write of the same id through this adapter comes in between. Exclusive holders run one
@@ -40,7 +49,7 @@ export class KeyedLock {
         if (shared) {
             const run = state.shared;
             run.running++;
-            const result = state.exclusive ? state.exclusive.then(work, work) : work();
+            const result = state.exclusive ? state.exclusive.then(work, work) : started(work);
             const end = (): void => {
                 if (--run.running === 0) {
                     run.ended?.();
@@ -57,7 +66,7 @@ export class KeyedLock {
         }
         // later shared holders wait for this one
         state.shared = { running: 0 };
-        const result = waits.length ? Promise.all(waits).then(work, work) : work();
+        const result = waits.length ? Promise.all(waits).then(work, work) : started(work);
         // later holders wait for this one to end, however it ends
         const settled = result.then(
             () => undefined,

@@ -63,3 +63,37 @@ t.test('other keys do not wait', async t => {
     held.open();
     await one;
 });
+
+t.test('work that throws before its first await rejects and releases the key; the next holder runs', async t => {
+    const lock = new KeyedLock();
+    const boom = (): Promise<void> => {
+        throw new Error('sync');
+    };
+    await t.rejects(lock.run('id', boom, { shared: true }), /sync/, 'a shared holder');
+    await t.rejects(lock.run('id', boom), /sync/, 'an exclusive holder');
+    let ran = false;
+    await lock.run('id', async () => void (ran = true));
+    t.ok(ran, 'a conditional write after them does not wait for ever');
+    await turn();
+    t.equal(lock.size, 0, 'nothing stays behind');
+});
+
+t.test('an exclusive holder waits for a failing shared one to end, then runs', async t => {
+    const lock = new KeyedLock();
+    const failing = gate();
+    const log: string[] = [];
+    const shared = lock.run('id', async () => {
+        log.push('shared start');
+        await failing.opened;
+        throw new Error('write failed');
+    }, { shared: true });
+    const exclusive = lock.run('id', async () => void log.push('exclusive'));
+    await turn();
+    t.same(log, ['shared start'], 'still waiting');
+    failing.open();
+    await t.rejects(shared, /write failed/);
+    await exclusive;
+    t.same(log, ['shared start', 'exclusive']);
+    await turn();
+    t.equal(lock.size, 0);
+});

@@ -100,3 +100,22 @@ t.test("a clamped timeout of 0 is not given, as 4.0.2's parseInt(x) || default",
     t.same(parseJsonObject(s, { timeout: -5 }), { timeout: 1 });
     t.same(parseJsonObject(s, { timeout: 500 }), { timeout: 100 });
 });
+
+t.test("fields named like Object.prototype's are the client's own: kept as sent, or named in a closed schema's 422", async t => {
+    const parsed = parseJsonObject(schema, JSON.parse('{"id":"a","toString":"x","constructor":2,"__proto__":{"polluted":true}}'));
+    t.equal(parsed.toString, 'x', 'the sent text, not the prototype function');
+    t.equal(parsed.constructor, 2);
+    t.equal(Object.getPrototypeOf(parsed), Object.prototype, 'a sent __proto__ sets no prototype');
+    t.equal((parsed as { polluted?: boolean }).polluted, undefined);
+    t.notOk(Object.hasOwn(parsed, '__proto__'), 'and is not kept as a field');
+    const closed = Type.Object({ a: Type.Number() }, { additionalProperties: false });
+    t.same(problems(() => parseJsonObject(closed, JSON.parse('{"a":1,"toString":"x","__proto__":{}}'))).sort(), ['__proto__', 'toString']);
+});
+
+t.test('the parsed body is a new object: the client value is not changed', async t => {
+    const sent = { id: 'a', count: '3' };
+    const parsed = parseJsonObject(schema, sent);
+    t.not(parsed, sent);
+    t.same(sent, { id: 'a', count: '3' });
+    t.equal(parsed.count, 3);
+});
