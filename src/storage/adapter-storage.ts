@@ -1,5 +1,6 @@
 import { safePattern } from '../access/patterns';
 import type { StoragePort, StorageWrite } from './port';
+import { started } from './started';
 
 type AnyAsync = (...args: unknown[]) => Promise<unknown>;
 
@@ -24,14 +25,7 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
                 const options = rest.find(arg => typeof arg === 'object' && arg !== null && 'recursive' in arg) as { recursive?: boolean } | undefined;
                 told({ kind, id: String(id), recursive: !!options?.recursive });
             };
-            let written: Promise<unknown>;
-            try {
-                written = original(id, ...rest);
-            } catch (err) {
-                tell();
-                return Promise.reject(err);
-            }
-            return written.then(
+            return started(() => original(id, ...rest)).then(
                 value => {
                     tell();
                     return value;

@@ -1,3 +1,5 @@
+import { started } from './started';
+
 /** Shared holders that started between two exclusive ones; the exclusive one after them waits until none runs. */
 interface SharedRun {
     running: number;
@@ -11,15 +13,6 @@ interface KeyState {
     /** The shared holders since that exclusive one. */
     shared: SharedRun;
     pending: number;
-}
-
-/** `work()` as a promise: one that throws before its first await must still release the key. */
-function started<T>(work: () => Promise<T>): Promise<T> {
-    try {
-        return Promise.resolve(work());
-    } catch (err) {
-        return Promise.reject(err);
-    }
 }
 
 /**
@@ -49,6 +42,7 @@ export class KeyedLock {
         if (shared) {
             const run = state.shared;
             run.running++;
+            // started: work that throws before its first await must still release the key
             const result = state.exclusive ? state.exclusive.then(work, work) : started(work);
             const end = (): void => {
                 if (--run.running === 0) {
