@@ -60,23 +60,33 @@ function refused(host: string, address: string, kind: AddressKind, policy: Targe
     return new HttpError('FORBIDDEN', `Target ${host} (${address}) is ${what}; the option ${policy.option} allows it`);
 }
 
+type Lookup = (hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void) => void;
+
+/** One lookup per policy, made on first use: a hook fan-out asks for it once per call. */
+const lookups = new WeakMap<TargetPolicy, Lookup>();
+
 /** A `lookup` for node:http that refuses addresses at connect time (no DNS rebinding gap). */
-export function guardedLookup(policy: TargetPolicy) {
-    return (hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void): void => {
-        lookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-            if (err) {
-                return callback(err);
-            }
-            const bad = addresses.find(a => !allowed(addressKind(a.address), policy));
-            if (bad) {
-                return callback(refused(hostname, bad.address, addressKind(bad.address), policy));
-            }
-            if (options.all) {
-                return callback(null, addresses);
-            }
-            callback(null, addresses[0].address, addresses[0].family);
-        });
-    };
+export function guardedLookup(policy: TargetPolicy): Lookup {
+    let guarded = lookups.get(policy);
+    if (!guarded) {
+        guarded = (hostname, options, callback) => {
+            lookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+                if (err) {
+                    return callback(err);
+                }
+                const bad = addresses.find(a => !allowed(addressKind(a.address), policy));
+                if (bad) {
+                    return callback(refused(hostname, bad.address, addressKind(bad.address), policy));
+                }
+                if (options.all) {
+                    return callback(null, addresses);
+                }
+                callback(null, addresses[0].address, addresses[0].family);
+            });
+        };
+        lookups.set(policy, guarded);
+    }
+    return guarded;
 }
 
 /** IP literals never go through `lookup`, so they are checked before connecting. */
