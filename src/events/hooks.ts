@@ -58,8 +58,10 @@ export class Hook implements Sink {
     private readonly stats: EventStats;
     /** `url` parsed on the first call (a stored record's URL may be bad: that call fails like any other). */
     private target: URL | null = null;
-    /** The hook's half of every message id: made once, not hashed again for each event. */
-    private keyDigest: string | null = null;
+    /** Owner and URL: one hook per pair. */
+    readonly key: string;
+    /** The hook's half of every message id: made with the hook, so that a fan-out only sends. */
+    private readonly keyDigest: string;
 
     constructor(
         readonly user: string,
@@ -72,13 +74,11 @@ export class Hook implements Sink {
         /** Told of every event the receiver confirmed. */
         private readonly onSent?: (hook: Hook, event: EventBody) => void,
     ) {
+        this.key = `${user}\u0000${url}`;
+        this.keyDigest = textDigest(this.key);
         this.subscriptions = new SubscriptionSet(feed, this);
         this.stats = settings.stats ?? new EventStats();
         this.queue = new BoundedQueue<EventBody>(MAX_QUEUE, undefined, () => this.stats.dropped.hook++);
-    }
-
-    get key(): string {
-        return `${this.user}\u0000${this.url}`;
     }
 
     get delivering(): boolean {
@@ -109,7 +109,7 @@ export class Hook implements Sink {
             targets: this.settings.targets,
             // the same event gets the same id on a retry and on any instance: the hook's digest and the
             // event's, each 192 bits (a writer controls the event's text: two events of one hook must not share an id)
-            messageId: isEvent(payload) ? `msg_${(this.keyDigest ??= textDigest(this.key))}${eventDigest(payload)}` : undefined,
+            messageId: isEvent(payload) ? `msg_${this.keyDigest}${eventDigest(payload)}` : undefined,
         });
     }
 
