@@ -1,8 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
-import { assertTargetAllowed, guardedLookup, type TargetPolicy } from '../messaging/target-guard';
+import { assertTargetAllowed, guardedLookup, outgoingAgent, type TargetPolicy } from '../messaging/target-guard';
 
 export type HookMethod = 'POST' | 'PUT' | 'PATCH' | 'GET';
 
@@ -36,13 +36,6 @@ function requestOptions(url: URL, reused: boolean): RequestOptions {
     return options;
 }
 
-/*
- * One agent per protocol for every hook call, without keep-alive: still a connection per call, as
- * with `agent: false`, which made a new agent for each call (1,000 hooks of one change, 1,000 agents).
- */
-const httpAgent = new HttpAgent({ keepAlive: false });
-const httpsAgent = new HttpsAgent({ keepAlive: false });
-
 /** One HTTP call to a hook with a JSON body; resolves on a status below 400, rejects otherwise. `target` is not changed. */
 export function deliver(target: URL, body: string, options: DeliveryOptions): Promise<void> {
     // a GET carries the event in its query: on a copy, the hook's URL stays as registered
@@ -65,10 +58,9 @@ export function deliver(target: URL, body: string, options: DeliveryOptions): Pr
         const timestamp = Math.floor(Date.now() / 1000);
         Object.assign(headers, { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(options.secret, id, timestamp, body) });
     }
-    const secure = url.protocol === 'https:';
-    const request = secure ? httpsRequest : httpRequest;
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-        const req = request({ ...requestOptions(url, url === target), method: options.method, headers, timeout: options.timeoutMs, lookup: guardedLookup(options.targets) as never, agent: secure ? httpsAgent : httpAgent }, res => {
+        const req = request({ ...requestOptions(url, url === target), method: options.method, headers, timeout: options.timeoutMs, lookup: guardedLookup(options.targets) as never, agent: outgoingAgent(url) }, res => {
             res.resume();
             res.on('end', () => ((res.statusCode ?? 500) < 400 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
         });

@@ -1,4 +1,6 @@
 import { lookup, type LookupAddress } from 'node:dns';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { isIP } from 'node:net';
 import { HttpError } from '../http/http-error';
 
@@ -87,6 +89,22 @@ export function guardedLookup(policy: TargetPolicy): Lookup {
         lookups.set(policy, guarded);
     }
     return guarded;
+}
+
+/*
+ * The agents of every outgoing request (URL hooks, httpGet): a connection per request, so each one
+ * passes the guarded lookup, and no TLS session kept. A kept session goes out again in the next
+ * ClientHello to the same host name: a receiver that moves its name to an address in this network
+ * could make that carry bytes of its choice to a service there.
+ */
+const outgoing = {
+    http: new HttpAgent({ keepAlive: false }),
+    https: new HttpsAgent({ keepAlive: false, maxCachedSessions: 0 }),
+};
+
+/** The agent for an outgoing request to `url`: one per protocol, never one per call (a fan-out makes thousands). */
+export function outgoingAgent(url: URL): HttpAgent {
+    return url.protocol === 'https:' ? outgoing.https : outgoing.http;
 }
 
 /** IP literals never go through `lookup`, so they are checked before connecting. */
