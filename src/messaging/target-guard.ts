@@ -93,7 +93,8 @@ export function guardedLookup(policy: TargetPolicy): Lookup {
 
 /*
  * The agents of every outgoing request (URL hooks, httpGet): a connection per request, so each one
- * passes the guarded lookup, and no TLS session kept. A kept session goes out again in the next
+ * passes the guarded lookup (no `maxSockets`: a queued request would take a socket another request's
+ * lookup let through), and no TLS session kept. A kept session goes out again in the next
  * ClientHello to the same host name: a receiver that moves its name to an address in this network
  * could make that carry bytes of its choice to a service there.
  */
