@@ -5,7 +5,7 @@
  * With `BARE_STATES` (the states DB's connection) a fire path given `on=<id>` waits for a change of
  * that state instead: the same trigger the adapters get, one write by the bench's client.
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 
 const BODY = JSON.stringify({ val: 1764000000000, ack: true, ts: 1764000000000, q: 0, from: 'system.adapter.bench.0', user: 'system.user.admin', lc: 1764000000000, id: '0_userdata.0.bench_value1' });
 
@@ -24,11 +24,14 @@ function sseFrame(bytes: number): string {
     return frame('x'.repeat(Math.max(0, bytes - frame('').length)));
 }
 
-/** As the adapter delivers hooks (src/events/hook-delivery.ts): one request per hook, all at once, no agent (a connection each). */
+/** One agent for all calls, without keep-alive, as the adapter's (src/messaging/target-guard.ts); `agent: false` made one per call. */
+const hookAgent = new Agent({ keepAlive: false });
+
+/** As the adapter delivers hooks (src/events/hook-delivery.ts): one request per hook, all at once, a connection each. */
 function fireHooks(port: number, count: number): void {
     const body = eventJson();
     for (let i = 0; i < count; i++) {
-        const req = request({ host: '127.0.0.1', port, path: `/h${i}`, method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'bare' } }, res => res.resume());
+        const req = request({ host: '127.0.0.1', port, path: `/h${i}`, method: 'POST', agent: hookAgent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'bare' } }, res => res.resume());
         req.on('error', () => undefined);
         req.end(body);
     }
