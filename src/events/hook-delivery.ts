@@ -1,8 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { RequestOptions } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
-import { assertTargetAllowed, guardedLookup, outgoingAgent, type TargetPolicy } from '../messaging/target-guard';
+import { guardedRequest, type TargetPolicy } from '../messaging/target-guard';
 
 export type HookMethod = 'POST' | 'PUT' | 'PATCH' | 'GET';
 
@@ -40,7 +39,6 @@ function requestOptions(url: URL, reused: boolean): RequestOptions {
 export function deliver(target: URL, body: string, options: DeliveryOptions): Promise<void> {
     // a GET carries the event in its query: on a copy, the hook's URL stays as registered
     const url = options.method === 'GET' ? new URL(target) : target;
-    assertTargetAllowed(url, options.targets);
     const headers: Record<string, string | number> = { 'User-Agent': 'ioBroker.rest-api' };
     if (options.method === 'GET') {
         // a GET has no body: the event travels as the `event` query parameter
@@ -58,9 +56,8 @@ export function deliver(target: URL, body: string, options: DeliveryOptions): Pr
         const timestamp = Math.floor(Date.now() / 1000);
         Object.assign(headers, { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(options.secret, id, timestamp, body) });
     }
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-        const req = request({ ...requestOptions(url, url === target), method: options.method, headers, timeout: options.timeoutMs, lookup: guardedLookup(options.targets) as never, agent: outgoingAgent(url) }, res => {
+        const req = guardedRequest(url, options.targets, { ...requestOptions(url, url === target), method: options.method, headers, timeout: options.timeoutMs }, res => {
             res.resume();
             res.on('end', () => ((res.statusCode ?? 500) < 400 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
         });

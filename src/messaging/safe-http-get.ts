@@ -1,7 +1,7 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { urlToHttpOptions } from 'node:url';
 import { HttpError } from '../http/http-error';
-import { assertTargetAllowed, guardedLookup, outgoingAgent, type TargetPolicy } from './target-guard';
+import { guardedRequest, type TargetPolicy } from './target-guard';
 
 export interface GetResult {
     status: number;
@@ -26,10 +26,8 @@ function parseUrl(text: string): URL {
 }
 
 function once(url: URL, options: GetOptions): Promise<{ res: IncomingMessage; body: Buffer }> {
-    assertTargetAllowed(url, options.targets);
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-        const req = request(url, { method: 'GET', lookup: guardedLookup(options.targets) as never, agent: outgoingAgent(url), timeout: options.timeoutMs }, res => {
+        const req = guardedRequest(url, options.targets, { ...urlToHttpOptions(url), method: 'GET', timeout: options.timeoutMs }, res => {
             const chunks: Buffer[] = [];
             let size = 0;
             res.on('data', (chunk: Buffer) => {

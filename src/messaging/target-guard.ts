@@ -1,6 +1,6 @@
 import { lookup, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { HttpError } from '../http/http-error';
 
@@ -108,8 +108,20 @@ export function outgoingAgent(url: URL): HttpAgent {
     return url.protocol === 'https:' ? outgoing.https : outgoing.http;
 }
 
+/**
+ * Every outgoing request starts here: `url` checked before connecting, each address the name resolves
+ * to checked when connecting, on the agents above. `options` (made by the caller for this request,
+ * with `url`'s host, port and path) gets the guard's `lookup` and `agent`, whatever it held.
+ */
+export function guardedRequest(url: URL, policy: TargetPolicy, options: RequestOptions, onResponse: (res: IncomingMessage) => void): ClientRequest {
+    assertTargetAllowed(url, policy);
+    options.lookup = guardedLookup(policy) as never;
+    options.agent = outgoingAgent(url);
+    return (url.protocol === 'https:' ? httpsRequest : httpRequest)(options, onResponse);
+}
+
 /** IP literals never go through `lookup`, so they are checked before connecting. */
-export function assertTargetAllowed(url: URL, policy: TargetPolicy): void {
+function assertTargetAllowed(url: URL, policy: TargetPolicy): void {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         throw new HttpError('INVALID_PARAMS', `Only http and https URLs are allowed, not ${url.protocol}`);
     }
