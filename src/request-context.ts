@@ -15,6 +15,7 @@ import type { Metrics } from './metrics/metrics';
 import type { ListingWalks } from './objects/listing-walks';
 import { CallerData, type DataStores } from './storage/data';
 import type { ReceiverStore } from './webhooks/receivers';
+import type { Timers } from './timers';
 
 /** Change notifications and what is delivered from them: polling, URL hooks, event streams, webhook receivers. */
 export interface EventServices {
@@ -61,6 +62,8 @@ export interface MetaServices {
     readonly host: string | undefined;
     /** The instance's log. */
     readonly log: ioBroker.Logger;
+    /** The adapter's timers (js-controller clears them when the instance stops). */
+    timers: Timers;
     supportsFeature(feature: string): boolean;
 }
 

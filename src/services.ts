@@ -78,6 +78,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         targets: hookPolicy(config.hooksAllowLinkLocal),
         maxFailures: config.hookMaxFailures,
         retryBaseMs: config.hookRetryMs,
+        timers: adapter,
     };
     const acls = new AclCache(async () => (await objectsBelow(storage, 'system.group.', 'group')) as never);
     // an API token's sessions and hooks see what the token may see now: nothing once it is revoked
@@ -90,8 +91,8 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     const guards = linkedGuards(storage, feed, namespace);
     const access = new EventAccess(feed, aclOf, id => storage.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
     const barrierId = `${namespace}.cacheBarrier`;
-    const stateBarrier = sharedBarrier(() => storage.subscribeForeignStatesAsync(barrierId));
-    const objectBarrier = sharedBarrier(() => storage.subscribeForeignObjectsAsync(barrierId));
+    const stateBarrier = sharedBarrier(() => storage.subscribeForeignStatesAsync(barrierId), adapter);
+    const objectBarrier = sharedBarrier(() => storage.subscribeForeignObjectsAsync(barrierId), adapter);
     // without a link (inside the web adapter) the caches trust js-controller's reconnects
     const connected = (): boolean => link?.up !== false;
     const { sourceFor } = access;
@@ -145,12 +146,12 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         (kind === 'state' ? stateCache : objectCache).written(id);
         listingCache.written(id);
     });
-    const polling = new PollingRegistry(sourceFor, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events);
-    const pollingShare = sharePolling({ registry: polling, storage, feed, namespace, peers, barrier: stateBarrier });
+    const polling = new PollingRegistry(sourceFor, adapter, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events);
+    const pollingShare = sharePolling({ registry: polling, storage, feed, namespace, peers, barrier: stateBarrier, timers: adapter });
     polling.shareWith(pollingShare);
     // every instance on this database holds every hook; one delivers it (src/events/hook-sharing.ts)
     const hooks = new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace, feed), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }, { self: namespace, peers, barrier: stateBarrier });
-    const sse = new SseRegistry(sourceFor, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events);
+    const sse = new SseRegistry(sourceFor, adapter, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events);
     const sessionStore = { storage, objectCache };
     const services: AppServices = {
         storage,
@@ -196,6 +197,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
             adapterName: 'rest-api',
             version: PACKAGE_VERSION,
             storageUp: connected,
+            timers: adapter,
             permissions: permissionTable(served.values(), routes),
             // inside web with its auth on, web asks for the credentials: the document says so too
             openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),

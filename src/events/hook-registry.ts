@@ -38,9 +38,9 @@ export class HookRegistry {
     private readonly deleted = new Map<string, StoredHook>();
     /** Confirmed events not told yet: hook key -> event identity. */
     private confirmed = new Map<string, string>();
-    private saveTimer: NodeJS.Timeout | null = null;
-    private progressTimer: NodeJS.Timeout | null = null;
-    private checkTimer: NodeJS.Timeout | null = null;
+    private saveTimer: ioBroker.Timeout | undefined;
+    private progressTimer: ioBroker.Timeout | undefined;
+    private checkTimer: ioBroker.Interval | undefined;
     private saving: Promise<void> = Promise.resolve();
     /** A write not started yet: later changes ride along with it. */
     private queued: Promise<void> | null = null;
@@ -170,8 +170,7 @@ export class HookRegistry {
 
     startChecks(intervalMs: number): void {
         if (intervalMs > 0) {
-            this.checkTimer = setInterval(() => [...this.hooks.values()].forEach(hook => hook.delivering && void hook.check()), intervalMs);
-            this.checkTimer.unref();
+            this.checkTimer = this.settings.timers.setInterval(() => [...this.hooks.values()].forEach(hook => hook.delivering && void hook.check()), intervalMs);
         }
     }
 
@@ -185,9 +184,7 @@ export class HookRegistry {
      */
     async close(): Promise<void> {
         this.closed = true;
-        if (this.checkTimer) {
-            clearInterval(this.checkTimer);
-        }
+        this.settings.timers.clearInterval(this.checkTimer);
         await this.flush();
         await this.flushProgress();
         const alone = !this.cluster.peers.any();
@@ -338,14 +335,12 @@ export class HookRegistry {
             return;
         }
         this.confirmed.set(hook.key, eventIdentity(event));
-        this.progressTimer ??= setTimeout(() => void this.flushProgress(), PROGRESS_MS);
+        this.progressTimer ??= this.settings.timers.setTimeout(() => void this.flushProgress(), PROGRESS_MS);
     }
 
     private async flushProgress(): Promise<void> {
-        if (this.progressTimer) {
-            clearTimeout(this.progressTimer);
-            this.progressTimer = null;
-        }
+        this.settings.timers.clearTimeout(this.progressTimer);
+        this.progressTimer = undefined;
         if (this.confirmed.size) {
             const confirmed = Object.fromEntries(this.confirmed);
             this.confirmed = new Map();
@@ -358,15 +353,13 @@ export class HookRegistry {
         if (this.cluster.peers.any()) {
             return this.flush();
         }
-        this.saveTimer ??= setTimeout(() => void this.flush(), 200);
+        this.saveTimer ??= this.settings.timers.setTimeout(() => void this.flush(), 200);
         return Promise.resolve();
     }
 
     private flush(): Promise<void> {
-        if (this.saveTimer) {
-            clearTimeout(this.saveTimer);
-            this.saveTimer = null;
-        }
+        this.settings.timers.clearTimeout(this.saveTimer);
+        this.saveTimer = undefined;
         if (!this.queued) {
             this.queued = this.saving.then(async () => {
                 this.queued = null;

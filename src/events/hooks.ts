@@ -6,6 +6,7 @@ import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../messaging/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
 import { SubscriptionSet, type EventBody, type Filter, type Sink } from './hub';
+import type { Timers } from '../timers';
 
 const MAX_QUEUE = 1000;
 const MAX_BACKOFF_MS = 30_000;
@@ -20,6 +21,8 @@ export interface HookSettings {
     retryBaseMs: number;
     /** Counted for /metrics: deliveries, drops, failures. */
     stats?: EventStats;
+    /** The adapter's timers: retries and the registry's checks and batched saves. */
+    timers: Timers;
 }
 
 type Payload = EventBody | { test: true } | { disconnect: true } | { overflow: true; dropped: number };
@@ -54,7 +57,7 @@ export class Hook implements Sink {
     private inFlight: Payload | null = null;
     private pumping = false;
     private closed = false;
-    private retryTimer: NodeJS.Timeout | null = null;
+    private retryTimer: ioBroker.Timeout | undefined;
     private readonly stats: EventStats;
     /** `url` parsed on the first call (a stored record's URL may be bad: that call fails like any other). */
     private target: URL | null = null;
@@ -169,9 +172,7 @@ export class Hook implements Sink {
 
     close(): void {
         this.closed = true;
-        if (this.retryTimer) {
-            clearTimeout(this.retryTimer);
-        }
+        this.settings.timers.clearTimeout(this.retryTimer);
     }
 
     private async pump(): Promise<void> {
@@ -200,8 +201,8 @@ export class Hook implements Sink {
                     }
                 } catch {
                     if (this.failed()) {
-                        this.retryTimer = setTimeout(() => {
-                            this.retryTimer = null;
+                        this.retryTimer = this.settings.timers.setTimeout(() => {
+                            this.retryTimer = undefined;
                             void this.pump();
                         }, this.backoff());
                     }

@@ -16,6 +16,7 @@ import type { Peers } from '../storage/peers';
 import type { StoragePort } from '../storage/port';
 import { warnOnFailure } from '../warn-on-failure';
 import { adminJsonState } from '../storage/admin-json-state';
+import { deadline, type Timers } from '../timers';
 
 interface SubscriptionSpec {
     kind: ChangeKind;
@@ -101,9 +102,10 @@ export interface ShareOptions {
     peers: Pick<Peers, 'any' | 'alive'>;
     /** After it resolves, every notification published before was handled. */
     barrier: () => Promise<void>;
+    timers: Timers;
 }
 
-export function sharePolling({ registry, storage, feed, namespace, peers, barrier }: ShareOptions): PollingShare & { start(): Promise<void> } {
+export function sharePolling({ registry, storage, feed, namespace, peers, barrier, timers }: ShareOptions): PollingShare & { start(): Promise<void> } {
     const id = `${namespace}.polling`;
     const warn = warnOnFailure(storage.log, 'Sharing a long-polling session with the other instances');
     const write = adminJsonState(storage, id, 'Long-polling sessions, shared by all rest-api instances');
@@ -210,9 +212,9 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
                 resolve();
                 return;
             }
-            const timer = setTimeout(done, ACK_WAIT_MS);
+            const cancel = deadline(timers, ACK_WAIT_MS, done);
             function done(): void {
-                clearTimeout(timer);
+                cancel();
                 waitingAcks.delete(n);
                 resolve();
             }
@@ -312,9 +314,9 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
                 // the previous answer came from another instance: did it reach the client? An instance
                 // that died while answering never says so, and its events count as lost
                 await new Promise<void>(resolve => {
-                    const timer = setTimeout(resolve, DELIVERY_WAIT_MS);
+                    const cancel = deadline(timers, DELIVERY_WAIT_MS, resolve);
                     confirmedWaiters.set(session, () => {
-                        clearTimeout(timer);
+                        cancel();
                         resolve();
                     });
                 });

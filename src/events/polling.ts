@@ -4,6 +4,7 @@ import type { EventSource, SourceFor } from './event-access';
 import { payloadText } from './event-text';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 import { UserLimits, type LimitCounts } from './user-limits';
+import type { Timers } from '../timers';
 
 export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
 const MAX_QUEUE = 1000;
@@ -16,7 +17,7 @@ export type Answer = EventBody | EventBody[] | { disconnect: true } | { overflow
  * them wait at once, and each closure and its context would be held as long.
  */
 class Waiter {
-    readonly timer: NodeJS.Timeout;
+    readonly timer: ioBroker.Timeout | undefined;
 
     constructor(
         private readonly session: PollingSession,
@@ -25,18 +26,18 @@ class Waiter {
         readonly gone: () => boolean,
         private readonly done: (answer: Answer) => void,
     ) {
-        this.timer = setTimeout(expire, session.timeout, this);
+        this.timer = session.timers.setTimeout(expire, session.timeout, this);
     }
 
     resolve(answer: Answer): void {
-        clearTimeout(this.timer);
+        this.session.timers.clearTimeout(this.timer);
         this.session.lastSeen = Date.now();
         this.done(answer);
     }
 
     /** Forgets a waiter whose client is gone (its timer). */
     forget(): void {
-        clearTimeout(this.timer);
+        this.session.timers.clearTimeout(this.timer);
     }
 
     /** Its timeout ran out: it leaves the session unanswered by an event. */
@@ -123,6 +124,7 @@ export class PollingSession implements Sink {
     constructor(
         readonly user: string,
         feed: EventSource,
+        readonly timers: Timers,
         private readonly stats = new EventStats(),
         readonly sid = '',
     ) {
@@ -265,13 +267,14 @@ function take(counts: Map<string, number>, identity: string): boolean {
 /** Sessions by user and `sid`: nobody reads another user's session. */
 export class PollingRegistry {
     private readonly sessions = new Map<string, PollingSession>();
-    private gc: NodeJS.Timeout | null = null;
+    private gc: ioBroker.Interval | undefined;
     private readonly limits: UserLimits;
     /** Set when other instances on the same database may answer this registry's sessions. */
     private share: PollingShare | null = null;
 
     constructor(
         private readonly sourceFor: SourceFor,
+        private readonly timers: Timers,
         limits: LimitCounts = { perUser: 10_000, total: 20_000 },
         private readonly stats = new EventStats(),
     ) {
@@ -300,7 +303,7 @@ export class PollingRegistry {
         let session = this.sessions.get(key);
         if (!session) {
             this.limits.assertRoom(user);
-            session = new PollingSession(user, this.sourceFor(user), this.stats, sid);
+            session = new PollingSession(user, this.sourceFor(user), this.timers, this.stats, sid);
             this.sessions.set(key, session);
             this.limits.opened(user);
             this.startGc();
@@ -337,17 +340,13 @@ export class PollingRegistry {
                 await session.subscriptions.clear();
             }
         }
-        if (!this.sessions.size && this.gc) {
-            clearInterval(this.gc);
-            this.gc = null;
+        if (!this.sessions.size) {
+            this.stopGc();
         }
     }
 
     async close(): Promise<void> {
-        if (this.gc) {
-            clearInterval(this.gc);
-            this.gc = null;
-        }
+        this.stopGc();
         for (const session of this.sessions.values()) {
             session.end({ disconnect: true });
             await session.subscriptions.clear();
@@ -357,7 +356,11 @@ export class PollingRegistry {
     }
 
     private startGc(): void {
-        this.gc ??= setInterval(() => void this.collect(), GC_INTERVAL_MS);
-        this.gc.unref();
+        this.gc ??= this.timers.setInterval(() => void this.collect(), GC_INTERVAL_MS);
+    }
+
+    private stopGc(): void {
+        this.timers.clearInterval(this.gc);
+        this.gc = undefined;
     }
 }

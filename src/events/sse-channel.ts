@@ -5,6 +5,7 @@ import { eventText } from './event-text';
 import { formatEventId, newOrigin, parseEventId } from './event-id';
 import type { StreamWriter } from '../http/send';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
+import type { Timers } from '../timers';
 
 export const OVERFLOW_FRAME = 'event: overflow\ndata: {"overflow":true}\n\n';
 export const DISCONNECT_FRAME = 'data: {"disconnect":true}\n\n';
@@ -22,11 +23,12 @@ export interface EventPatterns {
 export class SseStream {
     private out: StreamWriter | null = null;
     private readonly pending: string[] = [];
-    private heartbeat?: NodeJS.Timeout;
+    private heartbeat: ioBroker.Interval | undefined;
     private closed = false;
 
     constructor(
         private readonly heartbeatMs: number,
+        private readonly timers: Timers,
         private readonly onClose: (stream: SseStream) => void,
     ) {}
 
@@ -42,7 +44,7 @@ export class SseStream {
         }
         this.out = out;
         out.signal.addEventListener('abort', () => this.close(), { once: true });
-        this.heartbeat = setInterval(() => this.send(PING_FRAME), this.heartbeatMs);
+        this.heartbeat = this.timers.setInterval(() => this.send(PING_FRAME), this.heartbeatMs);
         this.send(this.pending.splice(0).join(''));
     }
 
@@ -68,7 +70,7 @@ export class SseStream {
             this.pending.push(lastFrame);
         }
         this.closed = true;
-        clearInterval(this.heartbeat);
+        this.timers.clearInterval(this.heartbeat);
         this.out?.end(lastFrame);
         this.onClose(this);
     }
@@ -96,7 +98,7 @@ export class SseChannel implements Sink {
     readonly streams = new Set<SseStream>();
     /** Settles once js-controller confirmed every pattern. */
     ready: Promise<void> = Promise.resolve();
-    graceTimer?: NodeJS.Timeout;
+    graceTimer?: ioBroker.Timeout;
     /** Names this channel in every id it issues (src/events/event-id.ts). */
     readonly origin = newOrigin();
     private seq = 0;

@@ -4,6 +4,7 @@ import type { StreamWriter } from '../http/send';
 import { DISCONNECT_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
 import type { EventBody } from './hub';
 import { UserLimits } from './user-limits';
+import type { Timers } from '../timers';
 import { EventStats } from './event-stats';
 
 export interface SseLimits {
@@ -40,6 +41,7 @@ export class SseRegistry {
 
     constructor(
         private readonly sourceFor: SourceFor,
+        private readonly timers: Timers,
         private readonly limits: SseLimits = SSE_DEFAULTS,
         private readonly stats = new EventStats(),
     ) {
@@ -76,11 +78,11 @@ export class SseRegistry {
         // checked again: other streams may have opened, or the adapter begun to stop, while we waited
         this.assertRoom(user);
         const joined = channel;
-        const stream = new SseStream(heartbeatMs, s => this.leave(key, joined, s));
+        const stream = new SseStream(heartbeatMs, this.timers, s => this.leave(key, joined, s));
         for (const frame of missed) {
             stream.send(frame);
         }
-        clearTimeout(channel.graceTimer);
+        this.timers.clearTimeout(channel.graceTimer);
         channel.streams.add(stream);
         this.streams.opened(user);
         return out => stream.attach(out);
@@ -112,7 +114,7 @@ export class SseRegistry {
         const channels = [...this.channels.values()];
         this.channels.clear();
         for (const channel of channels) {
-            clearTimeout(channel.graceTimer);
+            this.timers.clearTimeout(channel.graceTimer);
             for (const stream of [...channel.streams]) {
                 stream.close(DISCONNECT_FRAME);
             }
@@ -160,13 +162,12 @@ export class SseRegistry {
     }
 
     private startGrace(key: string, channel: SseChannel): void {
-        clearTimeout(channel.graceTimer);
-        channel.graceTimer = setTimeout(() => !channel.streams.size && this.drop(key, channel), this.limits.graceMs);
-        channel.graceTimer.unref();
+        this.timers.clearTimeout(channel.graceTimer);
+        channel.graceTimer = this.timers.setTimeout(() => !channel.streams.size && this.drop(key, channel), this.limits.graceMs);
     }
 
     private drop(key: string, channel: SseChannel): void {
-        clearTimeout(channel.graceTimer);
+        this.timers.clearTimeout(channel.graceTimer);
         if (this.channels.get(key) === channel) {
             this.channels.delete(key);
         }

@@ -56,12 +56,16 @@ export function listen(server: Server, port: number, bind: string): Promise<void
     });
 }
 
-/** Stops accepting, ends idle keep-alive sockets and gives busy ones a moment to finish. */
+/**
+ * Stops accepting, ends idle keep-alive sockets and gives busy ones a moment to finish. This runs
+ * while the instance stops, when js-controller gives no timer: the moment is a timed signal.
+ */
 export function close(server: Server, graceMs = 1000): Promise<void> {
     return new Promise(resolve => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        const grace = new AbortController();
+        AbortSignal.any([AbortSignal.timeout(graceMs), grace.signal]).addEventListener('abort', () => grace.signal.aborted || server.closeAllConnections(), { once: true });
         server.close(() => {
-            clearTimeout(timer);
+            grace.abort();
             resolve();
         });
         server.closeIdleConnections();

@@ -7,7 +7,7 @@ import { assertInstanceAlive, instanceName, sendToInstance, type Messenger } fro
 /** What a history request needs: the caller, and the configured default history instance. */
 interface HistoryCaller extends Messenger {
     user: string;
-    meta: { config: Pick<Config, 'dataSource'> };
+    meta: Messenger['meta'] & { config: Pick<Config, 'dataSource'> };
 }
 
 export const HISTORY_TIMEOUT_MS = 20_000;

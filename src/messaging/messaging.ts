@@ -1,22 +1,24 @@
 import { isAdministrator, type Acl } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import type { CallerData } from '../storage/data';
+import { deadline, type Timers } from '../timers';
 
-/** What a message needs of a request: the caller's data and rights. */
+/** What a message needs of a request: the caller's data and rights, and the adapter's timers for the deadline. */
 export interface Messenger {
     data: CallerData;
     acl: Acl;
+    meta: { timers: Timers };
 }
 
 export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
 export const MAX_MESSAGE_TIMEOUT_MS = 120_000;
 
-function withTimeout<T>(start: (done: (value: T) => void) => void, timeoutMs: number, what: string): Promise<T> {
+function withTimeout<T>(timers: Timers, start: (done: (value: T) => void) => void, timeoutMs: number, what: string): Promise<T> {
     return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new HttpError('TIMEOUT', `timeout: no answer from ${what} within ${timeoutMs} ms`)), timeoutMs);
+        const cancel = deadline(timers, timeoutMs, () => reject(new HttpError('TIMEOUT', `timeout: no answer from ${what} within ${timeoutMs} ms`)));
         // a late answer after the timeout is dropped: the promise is already settled
         start(value => {
-            clearTimeout(timer);
+            cancel();
             resolve(value);
         });
     });
@@ -94,6 +96,7 @@ function namedIds(message: unknown): string[] {
 /** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */
 export function sendToInstance(ctx: Messenger, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS, context: Record<string, unknown> = {}): Promise<unknown> {
     return withTimeout(
+        ctx.meta.timers,
         done => ctx.data.sendTo(name, command, message, done, { timeout: timeoutMs + 1000 }, context),
         timeoutMs,
         name,
@@ -107,5 +110,5 @@ export async function sendToHost(ctx: Messenger, host: string, command: string, 
     if (!alive?.val) {
         throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, { context: { host } });
     }
-    return withTimeout(done => ctx.data.sendToHost(id, command, message, done), timeoutMs, id);
+    return withTimeout(ctx.meta.timers, done => ctx.data.sendToHost(id, command, message, done), timeoutMs, id);
 }

@@ -1,6 +1,7 @@
 import { HttpError } from '../http/http-error';
 import type { RequestContext } from '../request-context';
 import { fromAdapterError } from '../storage/adapter-errors';
+import { deadline } from '../timers';
 
 export const MAX_WAIT_MS = 60_000;
 
@@ -33,18 +34,17 @@ export async function writeAndWaitForAck(
         throw fromAdapterError(err, { id });
     }
     armed = true;
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     try {
         await write();
         const timedOut = new Promise<never>((_, reject) => {
-            timer = setTimeout(
-                () => reject(new HttpError('NOT_IMPLEMENTED', 'timeout', { context: { id, val: state.val }, status: 501 })),
-                timeoutMs,
+            cancel = deadline(ctx.meta.timers, timeoutMs, () =>
+                reject(new HttpError('NOT_IMPLEMENTED', 'timeout', { context: { id, val: state.val }, status: 501 })),
             );
         });
         return await Promise.race([acked, timedOut]);
     } finally {
-        clearTimeout(timer);
+        cancel?.();
         await release();
     }
 }

@@ -6,6 +6,7 @@ import t from 'tap';
 import { BoundedQueue } from '../../src/events/bounded-queue';
 import { UserLimits } from '../../src/events/user-limits';
 import { HttpError } from '../../src/http/http-error';
+import { nodeTimers } from '../support/timers';
 
 t.test('a full queue drops its oldest entries and counts them once', async t => {
     const q = new BoundedQueue<number>(3);
@@ -86,7 +87,7 @@ t.test('limits count per user and in all, and refuse with 429', async t => {
 t.test('a polling session that nobody polls keeps the newest 1,000 events and reports the rest', async t => {
     const { PollingSession } = await import('../../src/events/polling');
     // the session's own subscriptions are not used here: events are handed to it directly
-    const session = new PollingSession('system.user.admin', { listen: async () => async () => undefined });
+    const session = new PollingSession('system.user.admin', { listen: async () => async () => undefined }, nodeTimers);
     for (let i = 0; i < 1003; i++) {
         session.deliver({ id: 'a.b', state: { val: i, ack: true, ts: i, lc: i, from: 'x', q: 0 } });
     }

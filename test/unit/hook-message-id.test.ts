@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hook, type HookSettings } from '../../src/events/hooks';
+import { nodeTimers } from '../support/timers';
 
 interface Call {
     url: string;
@@ -17,7 +18,7 @@ interface Call {
 }
 
 const feed = { listen: async () => async () => undefined };
-const settings: HookSettings = { hookTimeout: 2000, targets: { loopback: true, linkLocal: false, option: 'hooksAllowLoopback' }, maxFailures: 3, retryBaseMs: 50 };
+const settings: HookSettings = { hookTimeout: 2000, targets: { loopback: true, linkLocal: false, option: 'hooksAllowLoopback' }, maxFailures: 3, retryBaseMs: 50, timers: nodeTimers };
 const hook = (url: string, user = 'system.user.admin', secret?: string) => new Hook(user, url, 'POST', secret, feed, settings, () => undefined);
 const state = (val: number): ioBroker.State => ({ val, ack: true, ts: 1000 + val, lc: 1000, from: 'system.adapter.x.0', q: 0 });
 

@@ -12,9 +12,10 @@ import t from 'tap';
 import { deliver } from '../../src/events/hook-delivery';
 import { Hook, type HookSettings } from '../../src/events/hooks';
 import { guardedLookup } from '../../src/messaging/target-guard';
+import { nodeTimers } from '../support/timers';
 
 const feed = { listen: async () => async () => undefined };
-const settings = (loopback: boolean): HookSettings => ({ hookTimeout: 1000, targets: { loopback, linkLocal: false, option: 'hooksAllowLoopback' }, maxFailures: 3, retryBaseMs: 50 });
+const settings = (loopback: boolean): HookSettings => ({ hookTimeout: 1000, targets: { loopback, linkLocal: false, option: 'hooksAllowLoopback' }, maxFailures: 3, retryBaseMs: 50, timers: nodeTimers });
 const hook = (url: string, loopback = true) => new Hook('system.user.admin', url, 'POST', undefined, feed, settings(loopback), () => undefined);
 
 t.test('a URL that does not parse rejects instead of throwing', async t => {

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { eventIdentity, PollingSession } from '../../src/events/polling';
 import type { EventBody } from '../../src/events/hub';
+import { nodeTimers } from '../support/timers';
 
 const event = (val: number): EventBody => ({ id: '0_userdata.0.x', state: { val, ack: true, ts: 1000 + val, lc: 1000 + val, from: 'x', q: 0 } });
 const noFeed = { listen: async () => async () => undefined };
@@ -14,7 +15,7 @@ const poll = (session: PollingSession): Promise<unknown> => new Promise(resolve 
 const vals = (answer: unknown): unknown[] => (answer as Array<{ state?: { val: number }; overflow?: true }>).map(e => (e.overflow ? 'overflow' : e.state?.val));
 
 t.test('handed out elsewhere: dropped from the queue, or skipped when it arrives later', async t => {
-    const copy = new PollingSession('system.user.watcher', noFeed, undefined, 'sid');
+    const copy = new PollingSession('system.user.watcher', noFeed, nodeTimers, undefined, 'sid');
     copy.deliver(event(1));
     copy.deliver(event(2));
     // 1 is queued here, 3 is not here yet: both were handed out by the other instance
@@ -27,7 +28,7 @@ t.test('handed out elsewhere: dropped from the queue, or skipped when it arrives
 });
 
 t.test('copied from the record: overflow without a count first, then the events', async t => {
-    const copy = new PollingSession('system.user.watcher', noFeed, undefined, 'sid');
+    const copy = new PollingSession('system.user.watcher', noFeed, nodeTimers, undefined, 'sid');
     copy.markLost();
     copy.deliver(event(5));
     t.same(await poll(copy), [{ overflow: true }, event(5)]);

@@ -1,12 +1,13 @@
 import t from 'tap';
 import { sharedBarrier } from '../../src/storage/cache/shared-barrier';
+import { nodeTimers } from '../support/timers';
 
 t.test('callers of one turn share a round trip sent after that turn; later callers get their own', async t => {
     const sent: number[] = [];
     let turn = 0;
     const barrier = sharedBarrier(async () => {
         sent.push(turn);
-    });
+    }, nodeTimers);
     const first = [barrier(), barrier(), barrier()];
     turn = 1; // still the same turn: the round trip must not have been sent yet
     t.same(sent, [], 'not sent within the callers turn');
@@ -26,7 +27,7 @@ t.test('one round trip at a time: callers arriving while one is out share the ne
         most = Math.max(most, inFlight);
         log.push('sent');
         return new Promise<void>(resolve => (release = resolve)).then(() => void inFlight--);
-    });
+    }, nodeTimers);
     const first = barrier();
     await new Promise(r => setImmediate(r));
     await new Promise(r => setImmediate(r));
@@ -53,14 +54,14 @@ t.test('a failed round trip fails its callers only; the next one is sent', async
             fail = false;
             throw new Error('connection lost');
         }
-    });
+    }, nodeTimers);
     await t.rejects(barrier(), /connection lost/);
     await t.resolves(barrier());
 });
 
 t.test('a round trip whose reply never comes fails its callers after the time limit; later callers get a new one', async t => {
     let sent = 0;
-    const barrier = sharedBarrier(() => (++sent === 1 ? new Promise(() => undefined) : Promise.resolve()), 50);
+    const barrier = sharedBarrier(() => (++sent === 1 ? new Promise(() => undefined) : Promise.resolve()), nodeTimers, 50);
     const stuck = barrier();
     await t.rejects(stuck, /no barrier reply within 50 ms/);
     await t.resolves(barrier(), 'the next round trip is sent and answered');

@@ -100,3 +100,12 @@ t.test('outside src/storage/ nothing is patched: no defineProperty, no method as
     t.same(offenders, []);
     t.match(text.get(join('src', 'storage', 'link-state.ts'))!, patching, 'the rule sees the one isolated access (it can fail)');
 });
+
+t.test("the running adapter's timers are js-controller's: no global setTimeout or setInterval in src/ and commands/", async t => {
+    // the repository checker's rule: js-controller clears the adapter's own timers when the instance stops
+    const bare = /(?<![.\w])set(Timeout|Interval)\s*\(/;
+    const offenders = files.filter(f => bare.test(text.get(f)!.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '')));
+    t.same(offenders, []);
+    t.match('const timer = setTimeout(done, 10);', bare, 'the rule sees a global timer (it can fail)');
+    t.notMatch('this.timers.setTimeout(done, 10);', bare);
+});

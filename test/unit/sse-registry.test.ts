@@ -3,6 +3,7 @@ import { DISCONNECT_FRAME } from '../../src/events/sse-channel';
 import { SseRegistry } from '../../src/events/sse';
 import { HttpError } from '../../src/http/http-error';
 import { ChangeFeed } from '../../src/storage/change-feed';
+import { nodeTimers } from '../support/timers';
 
 // pure logic: a feed whose js-controller side does nothing
 const port = {
@@ -38,7 +39,7 @@ function writer(aborted = false) {
 
 t.test('a channel stays subscribed for the grace period after its last stream, then releases', async t => {
     const feed = new ChangeFeed(port);
-    const registry = new SseRegistry(() => feed, limits);
+    const registry = new SseRegistry(() => feed, nodeTimers, limits);
     const out = writer();
     (await registry.open('u', patterns('a.*'), options))(out);
     out.abort();
@@ -50,7 +51,7 @@ t.test('a channel stays subscribed for the grace period after its last stream, t
 
 t.test('streams are capped per user; idle channels give way to new ones', async t => {
     const feed = new ChangeFeed(port);
-    const registry = new SseRegistry(() => feed, limits);
+    const registry = new SseRegistry(() => feed, nodeTimers, limits);
     const a = writer();
     (await registry.open('u', patterns('a'), options))(a);
     (await registry.open('u', patterns('b'), options))(writer());
@@ -65,7 +66,7 @@ t.test('streams are capped per user; idle channels give way to new ones', async 
 });
 
 t.test('a stream without a body to write to (HEAD) leaves at once', async t => {
-    const registry = new SseRegistry(() => new ChangeFeed(port), limits);
+    const registry = new SseRegistry(() => new ChangeFeed(port), nodeTimers, limits);
     (await registry.open('u', patterns('a'), options))(writer(true));
     t.equal(registry.streamCount(), 0);
     await registry.close();
@@ -73,7 +74,7 @@ t.test('a stream without a body to write to (HEAD) leaves at once', async t => {
 
 t.test('close ends every stream with a disconnect event and refuses new ones', async t => {
     const feed = new ChangeFeed(port);
-    const registry = new SseRegistry(() => feed, limits);
+    const registry = new SseRegistry(() => feed, nodeTimers, limits);
     const out = writer();
     (await registry.open('u', patterns('a'), options))(out);
     feed.emit('state', 'a', { val: 1, ack: true, ts: 1, lc: 1, from: 'x', q: 0 });

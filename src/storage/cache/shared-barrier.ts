@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { deadline, type Timers } from '../../timers';
 
 /**
  * One barrier round trip for many callers. A round trip is sent after the turn of its first caller,
@@ -6,12 +7,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * callers arriving meanwhile share the next one, which is still sent after they arrived. Under load
  * that is one round trip per round-trip time instead of one per request.
  */
-export function sharedBarrier(send: () => Promise<unknown>, timeoutMs = 10_000): () => Promise<void> {
+export function sharedBarrier(send: () => Promise<unknown>, timers: Timers, timeoutMs = 10_000): () => Promise<void> {
     // a round trip whose reply never comes must not hold every later caller: it fails after a while
     const bounded = (): Promise<unknown> =>
         new Promise((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`no barrier reply within ${timeoutMs} ms`)), timeoutMs);
-            send().then(resolve, reject).finally(() => clearTimeout(timer));
+            const cancel = deadline(timers, timeoutMs, () => reject(new Error(`no barrier reply within ${timeoutMs} ms`)));
+            send().then(resolve, reject).finally(cancel);
         });
     let next: Promise<void> | null = null;
     let previous: Promise<unknown> = Promise.resolve();
