@@ -1,20 +1,24 @@
 #!/usr/bin/env node
 // `npm test`: build, seed the test DB snapshot once, run every tap test file (scripts/run-test-files.js)
-// and, beside them, the @iobroker/testing harness, and end with "N passed, N failed" over both.
-// With file arguments only those test files run; `--harness` runs only the harness.
+// and, beside them, the @iobroker/testing harness against the lowest js-controller io-package.json
+// declares and the latest (scripts/harness-controllers.js), and end with "N passed, N failed" over all.
+// With file arguments only those test files run; `--unit` runs build/test/unit only, `--harness` only
+// the harness (HARNESS_CONTROLLERS=6.0.11,7.2.3 picks the js-controller versions).
 'use strict';
 const { execFileSync, spawn } = require('node:child_process');
-const { readFileSync, rmSync } = require('node:fs');
+const { mkdirSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { groupDeadline, runTestFiles } = require('./run-test-files');
+const { installable, lowestDeclared, workspaceVersion } = require('./harness-controllers');
 
 const STARTED = Date.now();
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);
 const harnessOnly = args.includes('--harness');
-const tapArgs = args.filter(arg => arg !== '--harness');
-const runHarnessToo = harnessOnly || tapArgs.length === 0;
+const unitOnly = args.includes('--unit');
+const tapArgs = args.filter(arg => arg !== '--harness' && arg !== '--unit');
+const runHarnessToo = harnessOnly || (tapArgs.length === 0 && !unitOnly);
 // a cold first run (js-controller install) takes about 2.5 minutes; more means something hangs
 const HARNESS_LIMIT_MS = 15 * 60_000;
 
@@ -37,7 +41,8 @@ const LONGEST_FIRST = ['launcher-first-start', 'docs-page', 'defects', 'multi/cl
 
 /** Every tap test file (or the ones named), five at a time (several mostly wait), each in a plain node process. */
 function runTap() {
-    const files = tapArgs.length ? tapArgs : undefined;
+    const unitDir = join('build', 'test', 'unit');
+    const files = tapArgs.length ? tapArgs : unitOnly ? readdirSync(join(root, unitDir)).filter(name => name.endsWith('.test.js')).map(name => join(unitDir, name)) : undefined;
     return runTestFiles(root, files ?? [], { jobs: Number(process.env.TEST_JOBS) || 5, timeoutMs: 180_000, first: files ? [] : LONGEST_FIRST });
 }
 
@@ -45,16 +50,28 @@ function runTap() {
  * Runs test/harness/integration.js with mocha's JSON reporter written to a file. A run that leaves no
  * report, or exits non-zero without a reported failure, counts as one failure: it never passes silently.
  */
-function runHarness() {
+function runHarness(controller) {
     const report = join(tmpdir(), `rest-api-harness-${process.pid}.json`);
     rmSync(report, { force: true });
-    console.log('\n# @iobroker/testing harness (test/harness/integration.js)');
+    const label = `harness (js-controller ${controller}, Node ${process.version})`;
+    console.log(`\n# @iobroker/testing ${label}: test/harness/integration.js`);
     const started = Date.now();
+    // one test directory per Node and js-controller version: the harness keeps its install there
+    // (native modules are built for one Node) and would wipe it whenever the version changes
+    const workDir = join(tmpdir(), 'rest-api-harness', `node-${process.version}-controller-${controller}`);
+    let controllerVersion;
+    try {
+        mkdirSync(workDir, { recursive: true });
+        controllerVersion = installable(controller, join(tmpdir(), 'rest-api-harness'));
+    } catch (err) {
+        console.log(`# ${label}: cannot prepare js-controller ${controller}: ${err.message}; counted as a failure`);
+        return Promise.resolve({ pass: 0, fail: 1, ok: false });
+    }
     let mochaBin;
     try {
         mochaBin = require.resolve('mocha/bin/mocha.js');
     } catch {
-        console.log('# harness: mocha is not installed; counted as a failure');
+        console.log(`# ${label}: mocha is not installed; counted as a failure`);
         return Promise.resolve({ pass: 0, fail: 1, ok: false });
     }
     return new Promise(resolve => {
@@ -62,10 +79,10 @@ function runHarness() {
             process.execPath,
             [mochaBin, '--exit', '--reporter', 'json', '--reporter-option', `output=${report}`, join('test', 'harness', 'integration.js')],
             // its own process group, so a hang can be ended together with the adapter it spawned
-            { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], detached: true },
+            { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], detached: true, env: { ...process.env, CONTROLLER_VERSION: controllerVersion, TMPDIR: workDir } },
         );
         const deadline = groupDeadline(mocha.pid, HARNESS_LIMIT_MS);
-        mocha.on('error', err => console.log(`# harness: cannot start mocha: ${err.message}`));
+        mocha.on('error', err => console.log(`# ${label}: cannot start mocha: ${err.message}`));
         mocha.on('close', code => {
             deadline.clear();
             let result;
@@ -78,22 +95,32 @@ function runHarness() {
             const pass = result?.stats?.passes ?? 0;
             let fail = result?.stats?.failures ?? 0;
             for (const test of result?.failures ?? []) {
-                console.log(`# harness: not ok ${test.fullTitle}: ${String(test.err?.message ?? '').split('\n')[0]}`);
+                console.log(`# ${label}: not ok ${test.fullTitle}: ${String(test.err?.message ?? '').split('\n')[0]}`);
             }
             for (const test of result?.pending ?? []) {
-                console.log(`# harness: skipped ${test.fullTitle}`);
+                console.log(`# ${label}: skipped ${test.fullTitle}`);
             }
             if (deadline.timedOut) {
-                console.log(`# harness: killed after ${HARNESS_LIMIT_MS / 60_000} minutes`);
+                console.log(`# ${label}: killed after ${HARNESS_LIMIT_MS / 60_000} minutes`);
             }
             if (!result || deadline.timedOut || (code !== 0 && fail === 0)) {
-                console.log(`# harness: did not complete (exit code ${code}); counted as a failure`);
+                console.log(`# ${label}: did not complete (exit code ${code}); counted as a failure`);
                 fail += 1;
             }
-            console.log(`# harness: ${pass} passed, ${fail} failed, ${result?.stats?.pending ?? 0} skipped in ${Math.round((Date.now() - started) / 1000)} s`);
+            console.log(`# ${label}: ${pass} passed, ${fail} failed, ${result?.stats?.pending ?? 0} skipped in ${Math.round((Date.now() - started) / 1000)} s`);
             resolve({ pass, fail, ok: fail === 0 });
         });
     });
+}
+
+/** The harness against each js-controller version in turn (they share fixed ports). */
+async function runHarnesses() {
+    const versions = process.env.HARNESS_CONTROLLERS?.split(',').filter(Boolean) ?? [lowestDeclared(), workspaceVersion()];
+    const results = [];
+    for (const version of versions) {
+        results.push(await runHarness(version));
+    }
+    return results;
 }
 
 (async () => {
@@ -102,7 +129,7 @@ function runHarness() {
     }
     // side by side: the harness mostly waits for its adapter process, tap fills the cores meanwhile;
     // their ports cannot meet (the harness' are fixed below the range the tap fixtures pick from)
-    const results = await Promise.all([harnessOnly ? undefined : runTap(), runHarnessToo ? runHarness() : undefined]).then(all => all.filter(Boolean));
+    const results = await Promise.all([harnessOnly ? undefined : runTap(), runHarnessToo ? runHarnesses() : undefined]).then(all => all.flat().filter(Boolean));
     console.log(`# npm test took ${Math.round((Date.now() - STARTED) / 1000)} s`);
     const pass = results.reduce((sum, r) => sum + r.pass, 0);
     const fail = results.reduce((sum, r) => sum + r.fail, 0);

@@ -14,8 +14,9 @@ process.env.IOBROKER_TESTING_OBJECTS_PORT ||= '19301';
 process.env.IOBROKER_TESTING_STATES_PORT ||= '19300';
 // The spawned adapter inherits our environment: an IOBROKER_DATA_DIR there would point it at another DB
 delete process.env.IOBROKER_DATA_DIR;
-// The harness' default on Node 20 (7.2.2) is missing from the registry we reach
-const controllerVersion = process.env.CONTROLLER_VERSION || '7.1.1';
+// scripts/test.js runs this once per js-controller version (the lowest io-package.json declares and the
+// latest); run alone, it takes the lowest
+const controllerVersion = process.env.CONTROLLER_VERSION || require('../../scripts/harness-controllers').lowestDeclared();
 
 // Every start of the instance, the harness' own startup test included, listens on loopback and our port
 // (io-package.json's defaults are 0.0.0.0:8093, which may be taken by a developer's `npm start`)
