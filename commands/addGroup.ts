@@ -4,7 +4,8 @@ import { HttpError } from '../src/http/http-error';
 import { assertValidName, groupId } from '../src/auth/users';
 import { ObjectSchema } from '../src/http/schemas';
 
-const ops = (names: string[]) => Type.Optional(Type.Object(Object.fromEntries(names.map(n => [n, Type.Optional(Type.Boolean())]))));
+const ops = (names: string[]) =>
+    Type.Optional(Type.Object(Object.fromEntries(names.map(n => [n, Type.Optional(Type.Boolean())]))));
 const NONE = { read: false, write: false, delete: false, create: false, list: false };
 
 export default defineCommand({

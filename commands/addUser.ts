@@ -25,7 +25,11 @@ export default defineCommand({
         if (await data.getObject(id)) {
             throw new HttpError('CONFLICT', 'User yet exists', { context: { id } });
         }
-        await data.setObject(id, { type: 'user', common: { name: user, enabled: true, password: '' }, native: {} } as ioBroker.SettableObject);
+        await data.setObject(id, {
+            type: 'user',
+            common: { name: user, enabled: true, password: '' },
+            native: {},
+        });
         await data.setPassword(id, pass);
         return [];
     },

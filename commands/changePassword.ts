@@ -7,7 +7,7 @@ import { NoResults } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'changePassword',
-    summary: 'Set a user\'s password: one\'s own always, another user\'s with the users.write right',
+    summary: "Set a user's password: one's own always, another user's with the users.write right",
     description: 'With authentication on, send user and pass in a JSON body: in the query they are login credentials.',
     params: Type.Object({
         user: Type.String({ minLength: 1, description: 'User name or system.user.<name>' }),

@@ -7,7 +7,9 @@ import { opaque } from '../src/http/schemas';
 export default defineCommand({
     name: 'chmodFile',
     summary: 'Change the permissions of a file, a folder or a pattern such as main/*; answers the changed files',
-    params: fileChangeParams(Type.Object({ mode: Type.Optional(fileModeParam) }, { description: 'JSON, e.g. {"mode":"644"}' })),
+    params: fileChangeParams(
+        Type.Object({ mode: Type.Optional(fileModeParam) }, { description: 'JSON, e.g. {"mode":"644"}' }),
+    ),
     ...FILE_CHANGE,
     envelope: 'result',
     result: Type.Optional(opaque('The changed files, as js-controller lists them')),

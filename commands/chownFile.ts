@@ -8,9 +8,13 @@ export default defineCommand({
     name: 'chownFile',
     summary: 'Change owner and owner group of a file, a folder or a pattern; answers the changed files',
     params: fileChangeParams(
-        Type.Object({ owner: Type.Optional(Type.String()), ownerGroup: Type.Optional(Type.String()) }, {
-            description: 'JSON, e.g. {"owner":"system.user.admin","ownerGroup":"system.group.administrator"}; owner defaults to the caller',
-        }),
+        Type.Object(
+            { owner: Type.Optional(Type.String()), ownerGroup: Type.Optional(Type.String()) },
+            {
+                description:
+                    'JSON, e.g. {"owner":"system.user.admin","ownerGroup":"system.group.administrator"}; owner defaults to the caller',
+            },
+        ),
     ),
     ...FILE_CHANGE,
     envelope: 'result',

@@ -15,11 +15,13 @@ export default defineCommand({
     permission: { type: 'other', operation: 'sendto' },
     effect: 'write',
     envelope: 'result',
-    result: opaque('The instance\'s reply, or null'),
+    result: opaque("The instance's reply, or null"),
     errors: [404, 408, 504],
     async handler({ targetInstance, messageType, data }, ctx) {
         const name = instanceName(targetInstance);
         await assertInstanceAlive(ctx, name);
-        return (await sendToInstance(ctx, name, 'clientSubscribe', { type: messageType, sid: randomUUID(), data })) ?? null;
+        return (
+            (await sendToInstance(ctx, name, 'clientSubscribe', { type: messageType, sid: randomUUID(), data })) ?? null
+        );
     },
 });

@@ -8,7 +8,9 @@ export default defineCommand({
     summary: 'Delete an object (with options {"recursive":true} also everything below it)',
     params: Type.Object({
         id: Type.String({ description: 'Object id' }),
-        options: Type.Optional(Type.Object({ recursive: Type.Optional(Type.Boolean()) }, { description: 'JSON, e.g. {"recursive":true}' })),
+        options: Type.Optional(
+            Type.Object({ recursive: Type.Optional(Type.Boolean()) }, { description: 'JSON, e.g. {"recursive":true}' }),
+        ),
     }),
     permission: { type: 'object', operation: 'delete' },
     effect: 'write',

@@ -8,7 +8,9 @@ export default defineCommand({
     summary: 'Delete an object and everything below it (objects marked dontDelete stay)',
     params: Type.Object({
         id: Type.String({ minLength: 1, description: 'Object id' }),
-        options: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Ignored; always recursive' })),
+        options: Type.Optional(
+            Type.Object({}, { additionalProperties: true, description: 'Ignored; always recursive' }),
+        ),
     }),
     permission: { type: 'object', operation: 'delete' },
     effect: 'write',

@@ -12,11 +12,15 @@ export default defineCommand({
     permission: { type: 'file', operation: 'delete' },
     effect: 'write',
     envelope: 'result',
-    result: Type.Optional(Type.Array(Type.Object({ file: Type.String(), path: Type.String() }, { additionalProperties: true }), { description: 'What was deleted' })),
+    result: Type.Optional(
+        Type.Array(Type.Object({ file: Type.String(), path: Type.String() }, { additionalProperties: true }), {
+            description: 'What was deleted',
+        }),
+    ),
     errors: [404],
     async handler({ adapter, name }, ctx) {
         refuseUnsafeNames({ name });
         // a file answers nothing, so the envelope is {"error":null} as in 4.0.2
-        return (await ctx.data.unlink(adapter, name)) as { file: string; path: string }[] | undefined;
+        return await ctx.data.unlink(adapter, name);
     },
 });

@@ -6,7 +6,10 @@ export default defineCommand({
     summary: 'Merge properties into an object (creates it when absent)',
     params: Type.Object({
         id: Type.String({ description: 'Object id' }),
-        obj: Type.Object({}, { additionalProperties: true, description: 'Partial object as JSON, e.g. {"common":{"name":"x"}}' }),
+        obj: Type.Object(
+            {},
+            { additionalProperties: true, description: 'Partial object as JSON, e.g. {"common":{"name":"x"}}' },
+        ),
     }),
     permission: { type: 'object', operation: 'write' },
     effect: 'write',
@@ -14,6 +17,6 @@ export default defineCommand({
     result: Type.Object({ id: Type.String() }, { additionalProperties: true }),
     adminOnly: true,
     async handler({ id, obj }, { data }) {
-        return data.extendObject(id, obj as ioBroker.PartialObject);
+        return data.extendObject(id, obj);
     },
 });

@@ -5,7 +5,11 @@ import { commandPage, pageParams } from '../src/objects/listing-pages';
 import { dictionary, ListedObject } from '../src/http/schemas';
 
 /** Every object from `first` to `last` (all when not given), as js-controller's object list has them. */
-async function objectList(ctx: RequestContext, first?: string, last?: string): Promise<Record<string, ioBroker.Object>> {
+async function objectList(
+    ctx: RequestContext,
+    first?: string,
+    last?: string,
+): Promise<Record<string, ioBroker.Object>> {
     const range = first === undefined ? {} : { startkey: first, endkey: last };
     const list = await ctx.data.objectList({ ...range, include_docs: true });
     const all: Record<string, ioBroker.Object> = {};

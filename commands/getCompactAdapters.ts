@@ -16,7 +16,11 @@ export default defineCommand({
         const compact: Record<string, { icon?: string; v: string; iv?: string }> = {};
         for (const obj of await systemObjects(ctx.data, 'adapter', undefined)) {
             const common = obj.common as ioBroker.AdapterCommon & { ignoreVersion?: string };
-            compact[common.name] = { icon: common.icon, v: common.version, ...(common.ignoreVersion ? { iv: common.ignoreVersion } : {}) };
+            compact[common.name] = {
+                icon: common.icon,
+                v: common.version,
+                ...(common.ignoreVersion ? { iv: common.ignoreVersion } : {}),
+            };
         }
         return compact;
     },

@@ -4,7 +4,8 @@ import { FreeObject } from '../src/http/schemas';
 
 export default defineCommand({
     name: 'getCompactHosts',
-    summary: 'Every host as {_id, common: {name, icon, color, installedVersion}, native: {hardware: {networkInterfaces}}}',
+    summary:
+        'Every host as {_id, common: {name, icon, color, installedVersion}, native: {hardware: {networkInterfaces}}}',
     params: Type.Object({}),
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
@@ -18,7 +19,12 @@ export default defineCommand({
             const native = (value?.native ?? {}) as { hardware?: { networkInterfaces?: unknown } };
             return {
                 _id: value?._id,
-                common: { name: common.name, icon: common.icon, color: common.color, installedVersion: common.installedVersion },
+                common: {
+                    name: common.name,
+                    icon: common.icon,
+                    color: common.color,
+                    installedVersion: common.installedVersion,
+                },
                 native: { hardware: { networkInterfaces: native.hardware?.networkInterfaces } },
             };
         });

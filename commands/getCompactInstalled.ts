@@ -15,7 +15,10 @@ export default defineCommand({
     errors: [504],
     adminOnly: true,
     async handler({ host }, ctx) {
-        const installed = ((await sendToHost(ctx, host, 'getInstalled', null)) ?? {}) as Record<string, { version?: string }>;
+        const installed = ((await sendToHost(ctx, host, 'getInstalled', null)) ?? {}) as Record<
+            string,
+            { version?: string }
+        >;
         const compact: Record<string, { version?: string }> = {};
         for (const [name, info] of Object.entries(installed)) {
             if (name !== 'hosts') {

@@ -16,7 +16,13 @@ export default defineCommand({
         const compact: Record<string, unknown> = {};
         for (const obj of await systemObjects(ctx.data, 'instance', undefined)) {
             const common = obj.common as ioBroker.InstanceCommon;
-            compact[obj._id] = { adminTab: common.adminTab, name: common.name, icon: common.icon, enabled: common.enabled, version: common.version };
+            compact[obj._id] = {
+                adminTab: common.adminTab,
+                name: common.name,
+                icon: common.icon,
+                enabled: common.enabled,
+                version: common.version,
+            };
         }
         return compact;
     },

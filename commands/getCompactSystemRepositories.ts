@@ -18,7 +18,7 @@ export default defineCommand({
         if (!repos) {
             return null;
         }
-        const copy = structuredClone(repos) as ioBroker.Object & { native: Repos };
+        const copy = structuredClone<ioBroker.Object & { native: Repos }>(repos);
         for (const repo of Object.values(copy.native?.repositories ?? {})) {
             if (repo?.json) {
                 repo.json = { _repoInfo: repo.json._repoInfo };

@@ -20,6 +20,12 @@ export default defineCommand({
     adminOnly: true,
     handler({ pattern: given, type, ...page }, ctx) {
         const pattern = safePattern('pattern', given);
-        return commandPage(ctx, `objects\n${pattern}\n${type ?? ''}`, page, 'object', objectSource(ctx.data, pattern, type || undefined));
+        return commandPage(
+            ctx,
+            `objects\n${pattern}\n${type ?? ''}`,
+            page,
+            'object',
+            objectSource(ctx.data, pattern, type || undefined),
+        );
     },
 });

@@ -18,7 +18,15 @@ export default defineCommand({
     permission: { type: 'state', operation: 'read' },
     effect: 'read',
     envelope: 'results',
-    result: tuple([Type.Array(FreeObject, { description: 'Values {val, ts, ack, …}' }), Type.Number({ description: 'step' }), Type.Unknown({ description: 'sessionId' })], 1, '[values, step, sessionId]'),
+    result: tuple(
+        [
+            Type.Array(FreeObject, { description: 'Values {val, ts, ack, …}' }),
+            Type.Number({ description: 'step' }),
+            Type.Unknown({ description: 'sessionId' }),
+        ],
+        1,
+        '[values, step, sessionId]',
+    ),
     errors: [404, 408, 502, 504],
     async handler({ id, options }, ctx) {
         const opts = typeof options === 'string' ? { instance: options } : ((options ?? {}) as Record<string, unknown>);

@@ -17,7 +17,10 @@ export default defineCommand({
         const view = await ctx.data.objectView('system', 'host', {});
         const host = view.rows.find(({ value }) => {
             const interfaces = (value?.native as HostNative | undefined)?.hardware?.networkInterfaces ?? {};
-            return value?.common?.hostname === ip || Object.values(interfaces).some(list => list?.some(nic => nic.address === ip));
+            return (
+                value?.common?.hostname === ip ||
+                Object.values(interfaces).some(list => list?.some(nic => nic.address === ip))
+            );
         });
         // 4.0.2's own envelope for this command
         return { ip, result: host?.value ?? null };

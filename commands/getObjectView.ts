@@ -8,16 +8,32 @@ export default defineCommand({
         design: Type.String({ description: 'View design, e.g. system' }),
         search: Type.String({ description: 'View name, e.g. state, instance, adapter, enum' }),
         params: Type.Optional(
-            Type.Object({ startkey: Type.Optional(Type.String()), endkey: Type.Optional(Type.String()) }, {
-                additionalProperties: true,
-                description: 'JSON with startkey and endkey',
-            }),
+            Type.Object(
+                { startkey: Type.Optional(Type.String()), endkey: Type.Optional(Type.String()) },
+                {
+                    additionalProperties: true,
+                    description: 'JSON with startkey and endkey',
+                },
+            ),
         ),
     }),
     permission: { type: 'object', operation: 'list' },
     effect: 'read',
     envelope: 'result',
-    result: Type.Union([Type.Object({ rows: Type.Array(Type.Object({ id: Type.String(), value: Type.Optional(Type.Unknown()) }, { additionalProperties: true })) }, { additionalProperties: true }), Type.Null()]),
+    result: Type.Union([
+        Type.Object(
+            {
+                rows: Type.Array(
+                    Type.Object(
+                        { id: Type.String(), value: Type.Optional(Type.Unknown()) },
+                        { additionalProperties: true },
+                    ),
+                ),
+            },
+            { additionalProperties: true },
+        ),
+        Type.Null(),
+    ]),
     async handler({ design, search, params }, ctx) {
         return ctx.data.objectView(design, search, params ?? {});
     },

@@ -11,7 +11,9 @@ export default defineCommand({
     summary: 'Read the objects of a list of ids (or a pattern); without a list all objects (needs object list right)',
     params: Type.Object({
         list: Type.Optional(
-            Type.Union([idList(), Type.String()], { description: `JSON array of up to ${MAX_LIST_IDS} ids, or a pattern; empty = all` }),
+            Type.Union([idList(), Type.String()], {
+                description: `JSON array of up to ${MAX_LIST_IDS} ids, or a pattern; empty = all`,
+            }),
         ),
         ...pageParams('object'),
     }),
@@ -31,7 +33,10 @@ export default defineCommand({
                 }
                 return ctx.data.visibleObjects(result);
             };
-            return commandPage(ctx, `objects\n${JSON.stringify(list)}`, page, 'object', { all: () => each(list), some: each });
+            return commandPage(ctx, `objects\n${JSON.stringify(list)}`, page, 'object', {
+                all: () => each(list),
+                some: each,
+            });
         }
         if (!list && !ctx.acl.object.list) {
             throw new HttpError('FORBIDDEN', 'permissionError');

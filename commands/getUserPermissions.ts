@@ -8,7 +8,13 @@ export default defineCommand({
     permission: { type: 'object', operation: 'read' },
     effect: 'read',
     envelope: 'result',
-    result: Type.Object({ user: Type.String(), groups: Type.Array(Type.String()) }, { additionalProperties: true, description: 'The user, its groups, and per area (object, state, file, users, other) what they allow' }),
+    result: Type.Object(
+        { user: Type.String(), groups: Type.Array(Type.String()) },
+        {
+            additionalProperties: true,
+            description: 'The user, its groups, and per area (object, state, file, users, other) what they allow',
+        },
+    ),
     async handler(_params, { acl }) {
         return acl;
     },

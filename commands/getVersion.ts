@@ -9,7 +9,11 @@ export default defineCommand({
     permission: null,
     effect: 'read',
     envelope: 'results',
-    result: tuple([Type.String({ description: 'version' }), Type.String({ description: 'adapter name' })], 2, '[version, adapter name]'),
+    result: tuple(
+        [Type.String({ description: 'version' }), Type.String({ description: 'adapter name' })],
+        2,
+        '[version, adapter name]',
+    ),
     async handler(_params, { meta }) {
         return [meta.version, meta.adapterName];
     },

@@ -17,11 +17,24 @@ export default defineCommand({
     // a GET to a device often switches it: for the browser rules and the docs this acts, it does not only read
     effect: 'write',
     envelope: 'results',
-    result: tuple([Type.Object({ status: Type.Number(), statusText: Type.String() }), Type.Union([Type.String(), FreeObject], { description: 'The body: text, or binary bytes as Buffer JSON {type, data}' })], 2, '[{status, statusText}, body]'),
+    result: tuple(
+        [
+            Type.Object({ status: Type.Number(), statusText: Type.String() }),
+            Type.Union([Type.String(), FreeObject], {
+                description: 'The body: text, or binary bytes as Buffer JSON {type, data}',
+            }),
+        ],
+        2,
+        '[{status, statusText}, body]',
+    ),
     errors: [502, 504],
     binary: { response: true },
     async handler({ url, binary }, { meta }) {
-        const answer = await safeHttpGet(url, { targets: httpGetPolicy(meta.config.httpGetAllowLocal), timeoutMs: TIMEOUT_MS, maxBytes: meta.config.bodyLimit });
+        const answer = await safeHttpGet(url, {
+            targets: httpGetPolicy(meta.config.httpGetAllowLocal),
+            timeoutMs: TIMEOUT_MS,
+            maxBytes: meta.config.bodyLimit,
+        });
         if (binary) {
             return new BinaryBody(answer.body, answer.contentType);
         }

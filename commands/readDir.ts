@@ -6,9 +6,13 @@ export default defineCommand({
     name: 'readDir',
     summary: 'List a folder: files with size and ACL, sub-folders with isDir (adapter empty: all meta objects)',
     params: Type.Object({
-        adapter: Type.String({ description: 'Id of the meta object, e.g. vis.0; empty lists the ids of all meta objects with files' }),
+        adapter: Type.String({
+            description: 'Id of the meta object, e.g. vis.0; empty lists the ids of all meta objects with files',
+        }),
         dirName: Type.String({ description: 'Folder path inside the meta object; empty for its top level' }),
-        options: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Ignored, accepted for old clients' })),
+        options: Type.Optional(
+            Type.Object({}, { additionalProperties: true, description: 'Ignored, accepted for old clients' }),
+        ),
     }),
     permission: { type: 'file', operation: 'list' },
     effect: 'read',

@@ -8,7 +8,16 @@ export default defineCommand({
     summary: 'Read a file: [content, mimeType], or with binary=true the raw bytes',
     params: readFileParams,
     ...FILE_READING,
-    result: tuple([Type.Union([Type.String(), FreeObject], { description: 'content: text, or a binary file as Buffer JSON {type, data}' }), Type.String({ description: 'MIME type' })], 1, '[content, mimeType]'),
+    result: tuple(
+        [
+            Type.Union([Type.String(), FreeObject], {
+                description: 'content: text, or a binary file as Buffer JSON {type, data}',
+            }),
+            Type.String({ description: 'MIME type' }),
+        ],
+        1,
+        '[content, mimeType]',
+    ),
     async handler({ adapter, fileName, binary }, ctx) {
         const request = readRequest(fileName, binary);
         const file = await readStoredFile(ctx.data, adapter, request.fileName);

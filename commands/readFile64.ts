@@ -1,6 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import { FILE_READING, readFileParams, readRequest, readStoredFile, toBinaryBody, type StoredFile } from '../src/files/files';
+import {
+    FILE_READING,
+    readFileParams,
+    readRequest,
+    readStoredFile,
+    toBinaryBody,
+    type StoredFile,
+} from '../src/files/files';
 import { tuple } from '../src/http/schemas';
 
 const URI_ENCODED_TYPES = new Set(['application/json', 'application/json5']);
@@ -18,7 +25,11 @@ export default defineCommand({
     summary: 'Read a file as [base64, mimeType] (JSON files URI-encoded first), or with binary=true the raw bytes',
     params: readFileParams,
     ...FILE_READING,
-    result: tuple([Type.String({ description: 'base64 content' }), Type.String({ description: 'MIME type' })], 1, '[base64, mimeType]'),
+    result: tuple(
+        [Type.String({ description: 'base64 content' }), Type.String({ description: 'MIME type' })],
+        1,
+        '[base64, mimeType]',
+    ),
     async handler({ adapter, fileName, binary }, ctx) {
         const request = readRequest(fileName, binary);
         const file = await readStoredFile(ctx.data, adapter, request.fileName);

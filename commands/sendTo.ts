@@ -1,7 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
 import { anyJson, opaque } from '../src/http/schemas';
-import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../src/messaging/messaging';
+import {
+    assertInstanceAlive,
+    assertMessageAllowed,
+    DEFAULT_MESSAGE_TIMEOUT_MS,
+    instanceName,
+    MAX_MESSAGE_TIMEOUT_MS,
+    sendToInstance,
+} from '../src/messaging/messaging';
 
 export default defineCommand({
     name: 'sendTo',
@@ -10,12 +17,17 @@ export default defineCommand({
         adapterInstance: Type.String({ description: 'Instance, e.g. history.0' }),
         command: Type.String({ description: 'Command of the message' }),
         message: anyJson('The message (JSON or text)'),
-        timeout: Type.Integer({ minimum: 1, maximum: MAX_MESSAGE_TIMEOUT_MS, default: DEFAULT_MESSAGE_TIMEOUT_MS, description: 'ms to wait for the reply' }),
+        timeout: Type.Integer({
+            minimum: 1,
+            maximum: MAX_MESSAGE_TIMEOUT_MS,
+            default: DEFAULT_MESSAGE_TIMEOUT_MS,
+            description: 'ms to wait for the reply',
+        }),
     }),
     permission: { type: 'other', operation: 'sendto' },
     effect: 'write',
     envelope: 'raw',
-    result: opaque('The instance\'s reply as it is, or null'),
+    result: opaque("The instance's reply as it is, or null"),
     errors: [404, 408, 504],
     async handler({ adapterInstance, command, message, timeout }, ctx) {
         const name = instanceName(adapterInstance);

@@ -6,10 +6,13 @@ export default defineCommand({
     summary: 'Create or overwrite an object',
     params: Type.Object({
         id: Type.String({ description: 'Object id' }),
-        obj: Type.Object({ type: Type.String(), common: Type.Object({}, { additionalProperties: true }) }, {
-            additionalProperties: true,
-            description: 'The object as JSON, e.g. {"type":"state","common":{...},"native":{}}',
-        }),
+        obj: Type.Object(
+            { type: Type.String(), common: Type.Object({}, { additionalProperties: true }) },
+            {
+                additionalProperties: true,
+                description: 'The object as JSON, e.g. {"type":"state","common":{...},"native":{}}',
+            },
+        ),
     }),
     permission: { type: 'object', operation: 'write' },
     effect: 'write',

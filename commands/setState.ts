@@ -8,9 +8,18 @@ export default defineCommand({
     summary: 'Write a state: a value (converted by the state type) or a state object {val, ack, ...}',
     params: Type.Object({
         id: Type.String({ description: 'State id' }),
-        state: Type.Union([Type.Object({}, { additionalProperties: true }), Type.String(), Type.Number(), Type.Boolean(), Type.Null()], {
-            description: 'The value, or a JSON state object such as {"val":1,"ack":true}',
-        }),
+        state: Type.Union(
+            [
+                Type.Object({}, { additionalProperties: true }),
+                Type.String(),
+                Type.Number(),
+                Type.Boolean(),
+                Type.Null(),
+            ],
+            {
+                description: 'The value, or a JSON state object such as {"val":1,"ack":true}',
+            },
+        ),
         ack: Type.Optional(Type.Boolean({ description: 'Write as acknowledged (for a plain value)' })),
     }),
     permission: { type: 'state', operation: 'write' },

@@ -14,7 +14,16 @@ export default defineCommand({
     effect: 'write',
     envelope: 'raw',
     multiStatus: true,
-    result: Type.Object({ error: Type.Null(), result: dictionary(Type.Union([Type.Object({ val: Type.Unknown(), ack: Type.Boolean() }, { additionalProperties: true }), Type.Object({ error: Type.String(), status: Type.Number() })]), 'id → the written state, or its error') }),
+    result: Type.Object({
+        error: Type.Null(),
+        result: dictionary(
+            Type.Union([
+                Type.Object({ val: Type.Unknown(), ack: Type.Boolean() }, { additionalProperties: true }),
+                Type.Object({ error: Type.String(), status: Type.Number() }),
+            ]),
+            'id → the written state, or its error',
+        ),
+    }),
     async handler({ states }, ctx) {
         const { answer, failed } = await writeStates(ctx, bulkEntries(states, 'states'));
         return Reply.json({ error: null, result: answer }, failed ? 207 : 200);

@@ -25,9 +25,13 @@ export default defineCommand({
         if (!host) {
             throw new HttpError('UNAVAILABLE', 'No host runs this instance');
         }
-        const reply = (await sendToHost(ctx, host, 'updateLicenses', { login: login ?? null, password: password ?? null }, TIMEOUT_MS)) as
-            | { result?: unknown[]; error?: string }
-            | undefined;
+        const reply = (await sendToHost(
+            ctx,
+            host,
+            'updateLicenses',
+            { login: login ?? null, password: password ?? null },
+            TIMEOUT_MS,
+        )) as { result?: unknown[]; error?: string } | undefined;
         if (reply?.error) {
             throw new HttpError('BAD_REQUEST', reply.error);
         }

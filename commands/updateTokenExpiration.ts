@@ -5,7 +5,7 @@ import { HttpError } from '../src/http/http-error';
 
 export default defineCommand({
     name: 'updateTokenExpiration',
-    summary: 'Extend a valid access token by the configured lifetime (ttl): one\'s own, or any as administrator',
+    summary: "Extend a valid access token by the configured lifetime (ttl): one's own, or any as administrator",
     params: Type.Object({ accessToken: Type.String({ description: 'The access token' }) }),
     // checked in the handler: the token's own user, or an administrator
     permission: null,

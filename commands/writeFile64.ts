@@ -11,7 +11,9 @@ export default defineCommand({
         adapter: metaIdParam,
         fileName: Type.String({ description: 'Path inside the meta object, e.g. main/picture.png' }),
         data64: Type.String({ pattern: '^[A-Za-z0-9+/=_\\-\\s]*$', description: 'The content, base64-encoded' }),
-        options: Type.Optional(Type.Object({ mode: Type.Optional(fileModeParam) }, { description: 'JSON, e.g. {"mode":"644"}' })),
+        options: Type.Optional(
+            Type.Object({ mode: Type.Optional(fileModeParam) }, { description: 'JSON, e.g. {"mode":"644"}' }),
+        ),
     }),
     permission: { type: 'file', operation: 'write' },
     effect: 'write',

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Command } from './command-runtime/command';
 import type { ErrorReporter } from './error-reports';
 import type { ContextServices } from './request-context';
@@ -9,7 +10,7 @@ export interface AppServices extends ContextServices {
     /** js-controller, through the one port; handlers never see it (they get `data`, per caller). */
     storage: StoragePort;
     /** Inside the web adapter with its auth on: the user web authenticated (requests run as this user). */
-    identify?: (req: import('node:http').IncomingMessage) => string | undefined;
+    identify?: (req: IncomingMessage) => string | undefined;
     /** Where login sessions live and how their user is read now, for authentication. */
     sessionStore: TokenServices;
     /** Commands served under `/v1/command`, after `noCommands` / `noAdminCommands`. */

@@ -76,7 +76,11 @@ function abortOnClose(res: ServerResponse): AbortSignal {
 
 function withChallenge(err: unknown, route: Route): unknown {
     if (route.challenge && err instanceof HttpError && err.status === 401) {
-        return new HttpError(err.code, err.message, { context: err.context, status: err.status, headers: { 'WWW-Authenticate': 'Basic realm="ioBroker REST API", charset="UTF-8"' } });
+        return new HttpError(err.code, err.message, {
+            context: err.context,
+            status: err.status,
+            headers: { 'WWW-Authenticate': 'Basic realm="ioBroker REST API", charset="UTF-8"' },
+        });
     }
     return err;
 }
@@ -126,7 +130,10 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
     const anonymous = createContext(services, ANONYMOUS);
     const { auth } = services.meta.config;
     // web's login may be a session cookie, ambient too: its writes get rule (a); a rebinding page has no login for our name
-    const guard = createBrowserGuard(services.meta.config, { writes: !auth || !!services.identify, hosts: !auth && !services.identify });
+    const guard = createBrowserGuard(services.meta.config, {
+        writes: !auth || !!services.identify,
+        hosts: !auth && !services.identify,
+    });
     // longest first: `/rest-api/v1/` must not be read as a path under the root
     const mounts = prefixes.map(p => p.toLowerCase()).sort((a, b) => b.length - a.length);
     // undefined unless trustProxy or publicUrl is set: then no request reads a forwarding header
@@ -138,11 +145,19 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
 
     /** With authentication off, the default user's context without waiting, once its ACL is loaded. */
     function knownContext(): RequestContext | undefined {
-        const acl = !services.meta.config.auth && !services.identify ? services.auth.acls.peek(services.meta.config.defaultUser) : undefined;
+        const acl =
+            !services.meta.config.auth && !services.identify
+                ? services.auth.acls.peek(services.meta.config.defaultUser)
+                : undefined;
         return acl && createContext(services, acl);
     }
 
-    async function unmatched(req: IncomingMessage, path: string, query: Query, view: PublicView | undefined): Promise<Reply> {
+    async function unmatched(
+        req: IncomingMessage,
+        path: string,
+        query: Query,
+        view: PublicView | undefined,
+    ): Promise<Reply> {
         // the router folds duplicate slashes; so must this check, or `//v1//x` would skip credentials
         const folded = path.replace(/\/{2,}/g, '/');
         const mount = mounts.find(m => folded.toLowerCase().startsWith(`${m}/v1/`));
@@ -162,13 +177,21 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
         const allow = allowedMethods(router, path);
         if (allow.length) {
-            throw new HttpError('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed`, { headers: { Allow: allow.join(', ') } });
+            throw new HttpError('METHOD_NOT_ALLOWED', `Method ${req.method} not allowed`, {
+                headers: { Allow: allow.join(', ') },
+            });
         }
         throw new HttpError('NOT_FOUND', `Not found: ${req.method} ${path}`);
     }
 
     /** Sends the error; a code error (500) also goes to the maintainers, with where it happened. */
-    function fail(req: IncomingMessage, res: ServerResponse, err: unknown, place: ErrorPlace, extra?: Record<string, unknown>): void {
+    function fail(
+        req: IncomingMessage,
+        res: ServerResponse,
+        err: unknown,
+        place: ErrorPlace,
+        extra?: Record<string, unknown>,
+    ): void {
         if (toErrorBody(err).status === 500) {
             services.errors.report(err, place);
         }
@@ -215,18 +238,33 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             return runCommand(req, res, target.command, { path, query, view, prefix: target.prefix }, place);
         }
         const { route } = target;
-        const found: Found = { route, params: match.params as Record<string, string>, query, url, view, prefix: target.prefix };
+        const found: Found = {
+            route,
+            params: match.params as Record<string, string>,
+            query,
+            url,
+            view,
+            prefix: target.prefix,
+        };
         const known = route.public ? anonymous : knownContext();
         if (known) {
             return runRoute(req, res, found, known);
         }
         return context(req, query, view).then(
             ctx => runRoute(req, res, found, ctx),
-            (err: unknown) => Promise.reject(withChallenge(err, route)),
+            (err: unknown) => {
+                throw withChallenge(err, route);
+            },
         );
     }
 
-    async function runCommand(req: IncomingMessage, res: ServerResponse, command: Command, at: { path: string; query: Query; view: PublicView | undefined; prefix: string }, place: ErrorPlace): Promise<void> {
+    async function runCommand(
+        req: IncomingMessage,
+        res: ServerResponse,
+        command: Command,
+        at: { path: string; query: Query; view: PublicView | undefined; prefix: string },
+        place: ErrorPlace,
+    ): Promise<void> {
         // authentication failures keep the plain 4.0.2 body, without the command's `results`
         const ctx = knownContext() ?? (await context(req, at.query, at.view));
         try {
@@ -238,7 +276,12 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         }
     }
 
-    function runRoute(req: IncomingMessage, res: ServerResponse, { route, params, query, url, view, prefix }: Found, ctx: RequestContext): Promise<void> | void {
+    function runRoute(
+        req: IncomingMessage,
+        res: ServerResponse,
+        { route, params, query, url, view, prefix }: Found,
+        ctx: RequestContext,
+    ): Promise<void> | void {
         if (!isAllowed(ctx.acl, route.permission) || !scopeAdmits(ctx, route)) {
             throw new HttpError('FORBIDDEN', 'permissionError');
         }
@@ -252,7 +295,8 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
             remoteAddress: view?.address ?? clientAddress(req),
             prefix: view?.prefix ?? prefix,
             url: publicPath(url, prefix, view),
-            forwarded: view && (view.origin !== undefined || view.prefix !== undefined) ? { origin: view.origin } : undefined,
+            forwarded:
+                view && (view.origin !== undefined || view.prefix !== undefined) ? { origin: view.origin } : undefined,
             // made on the first call: 10,000 waiting polls only ask `gone()` and hold no controller each
             goneSignal: route.waits ? () => (signal ??= abortOnClose(res)) : undefined,
             gone: route.waits ? () => res.destroyed && !res.writableFinished : undefined,
@@ -263,7 +307,13 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         return answer(req, res, route, request, ctx);
     }
 
-    function withBody(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> {
+    function withBody(
+        req: IncomingMessage,
+        res: ServerResponse,
+        route: Route,
+        request: RouteRequest,
+        ctx: RequestContext,
+    ): Promise<void> {
         const limit = Math.min(route.bodyLimit ?? Infinity, services.meta.config.bodyLimit);
         const read = (): Promise<void> =>
             readRouteBody(req, route, limit).then(body => {
@@ -274,7 +324,13 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
         return route.beforeBody ? Promise.resolve(route.beforeBody(request, ctx)).then(read) : read();
     }
 
-    function answer(req: IncomingMessage, res: ServerResponse, route: Route, request: RouteRequest, ctx: RequestContext): Promise<void> | void {
+    function answer(
+        req: IncomingMessage,
+        res: ServerResponse,
+        route: Route,
+        request: RouteRequest,
+        ctx: RequestContext,
+    ): Promise<void> | void {
         const result = route.handler(request, ctx);
         if (result instanceof Promise) {
             return result.then(value => sendResult(req, res, route, value));
@@ -292,7 +348,12 @@ export function createApp(services: AppServices, routes: readonly Route[]): App 
 
     /** By template, never by raw path: the number of series stays bounded; a client gone first counts as aborted. */
     function observe(req: IncomingMessage, res: ServerResponse, place: TimedPlace): void {
-        services.meta.metrics.observe(place.metric ?? 'unmatched', req.method ?? 'GET', res.writableFinished ? res.statusCode : 0, (performance.now() - place.started) / 1000);
+        services.meta.metrics.observe(
+            place.metric ?? 'unmatched',
+            req.method ?? 'GET',
+            res.writableFinished ? res.statusCode : 0,
+            (performance.now() - place.started) / 1000,
+        );
     }
 
     /** One listener function for every answer that comes later (10,000 waiting polls): no closure each. */

@@ -147,10 +147,15 @@ export function normalizeConfig(native: Record<string, unknown>): Config {
 export function configMistakes(native: Record<string, unknown>): string[] {
     const mistakes = list(native.trustProxy)
         .filter(entry => !parseTrustEntry(entry))
-        .map(entry => `trustProxy: ${JSON.stringify(entry)} is not an IP address or CIDR (e.g. 192.168.1.10, 10.0.0.0/8, fd00::/8)`);
+        .map(
+            entry =>
+                `trustProxy: ${JSON.stringify(entry)} is not an IP address or CIDR (e.g. 192.168.1.10, 10.0.0.0/8, fd00::/8)`,
+        );
     const publicUrl = str(native.publicUrl).trim();
     if (publicUrl && !parsePublicUrl(publicUrl)) {
-        mistakes.push(`publicUrl: ${JSON.stringify(publicUrl)} is not an http(s) URL without query, credentials, "..", "//" (e.g. https://home.example.org/iobroker/api)`);
+        mistakes.push(
+            `publicUrl: ${JSON.stringify(publicUrl)} is not an http(s) URL without query, credentials, "..", "//" (e.g. https://home.example.org/iobroker/api)`,
+        );
     }
     return mistakes;
 }

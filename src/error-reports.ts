@@ -17,7 +17,7 @@ export interface ErrorReporter {
     report(err: unknown, place: ErrorPlace): void;
 }
 
-/** The part of @sentry/node this file uses; the plugin hands us its Sentry object. */
+/** The part of `@sentry/node` this file uses; the plugin hands us its Sentry object. */
 interface SentryLike {
     withScope(callback: (scope: { setTag(key: string, value: string): void }) => void): void;
     captureException(err: unknown): void;

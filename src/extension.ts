@@ -65,7 +65,9 @@ export default class RestApiExtension {
         const prefix = `${BASE_PATH}/`;
         const mistakes = configMistakes(instance.native ?? {});
         // as the standalone process: said once, nothing served until the configuration is corrected
-        mistakes.forEach(mistake => adapter.log.error(`REST API ${namespace}: configuration mistake, not serving: ${mistake}`));
+        mistakes.forEach(mistake =>
+            adapter.log.error(`REST API ${namespace}: configuration mistake, not serving: ${mistake}`),
+        );
         webApp.use((req, res, next) => {
             const url = req.url ?? '';
             if (!mistakes.length && (url === BASE_PATH || url.startsWith(prefix) || url.startsWith(`${BASE_PATH}?`))) {
@@ -81,7 +83,9 @@ export default class RestApiExtension {
         try {
             await startEvents(this.services);
             await this.adapter.setForeignStateAsync(`${namespace}.info.extension`, true, true);
-            this.adapter.log.info(`REST API ${namespace} mounted under ${BASE_PATH}/ (auth ${this.services.identify ? 'by web' : this.services.meta.config.auth ? 'on' : 'off'}, web extension)`);
+            this.adapter.log.info(
+                `REST API ${namespace} mounted under ${BASE_PATH}/ (auth ${this.services.identify ? 'by web' : this.services.meta.config.auth ? 'on' : 'off'}, web extension)`,
+            );
         } catch (err) {
             this.adapter.log.warn(`REST API ${namespace}: ${(err as Error).message}`);
         }
@@ -101,7 +105,14 @@ export default class RestApiExtension {
     }
 
     welcomePage(): Record<string, unknown> {
-        return { link: 'rest-api/', name: 'REST-API', img: 'adapter/rest-api/rest-api.png', color: '#157c00', order: 10, pro: false };
+        return {
+            link: 'rest-api/',
+            name: 'REST-API',
+            img: 'adapter/rest-api/rest-api.png',
+            color: '#157c00',
+            order: 10,
+            pro: false,
+        };
     }
 
     async unload(): Promise<void> {

@@ -16,18 +16,27 @@ export async function startEvents(services: AppServices): Promise<void> {
     await services.storage.subscribeForeignObjectsAsync('system.user.*');
     if (services.meta.config.apiTokens) {
         // users deleted while no instance ran: their tokens go before anyone could reuse the name
-        await services.auth.tokens.sweep().catch(warnOnFailure(services.storage.log, 'Deleting the API tokens of deleted users'));
+        await services.auth.tokens
+            .sweep()
+            .catch(warnOnFailure(services.storage.log, 'Deleting the API tokens of deleted users'));
     }
 }
 
 /** Hands a change js-controller notified to the caches and event subscribers. */
-export function forwardChange(services: AppServices, kind: 'state' | 'object', id: string, value: ioBroker.State | ioBroker.Object | null | undefined): void {
+export function forwardChange(
+    services: AppServices,
+    kind: 'state' | 'object',
+    id: string,
+    value: ioBroker.State | ioBroker.Object | null | undefined,
+): void {
     if (kind === 'object' && (id.startsWith('system.group.') || id.startsWith('system.user.'))) {
         services.auth.acls.invalidate();
         services.auth.credentials.invalidate();
         if (!value && id.startsWith('system.user.')) {
             // a deleted user's tokens go with it (every instance tries; a second delete finds nothing)
-            void services.auth.tokens.revokeUser(id).catch(warnOnFailure(services.storage.log, `Revoking the API tokens of ${id}`));
+            void services.auth.tokens
+                .revokeUser(id)
+                .catch(warnOnFailure(services.storage.log, `Revoking the API tokens of ${id}`));
         }
     }
     services.events.feed.emit(kind, id, value);

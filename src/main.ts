@@ -16,7 +16,10 @@ class RestApi extends utils.Adapter {
     private server: Server | null = null;
     private readonly link: StorageLink;
     private services: AppServices | null = null;
-    private onChange: { state(id: string, s: ioBroker.State | null | undefined): void; object(id: string, o: ioBroker.Object | null | undefined): void } | null = null;
+    private onChange: {
+        state(id: string, s: ioBroker.State | null | undefined): void;
+        object(id: string, o: ioBroker.Object | null | undefined): void;
+    } | null = null;
 
     constructor(options: Partial<utils.AdapterOptions> = {}) {
         // dirname: the adapter is not installed under node_modules when run from its own folder.
@@ -63,12 +66,18 @@ class RestApi extends utils.Adapter {
         }
         await startEvents(services);
         if (config.secure) {
-            await services.events.feed.listen('object', 'system.certificates', () => void this.reloadCertificates(config));
+            await services.events.feed.listen(
+                'object',
+                'system.certificates',
+                () => void this.reloadCertificates(config),
+            );
         }
         await this.setStateAsync('info.connection', true, true);
         const protocol = config.secure ? 'https' : 'http';
         const host = config.bind === '0.0.0.0' || !config.bind ? '127.0.0.1' : config.bind;
-        this.log.info(`REST API listening on ${protocol}://${host}:${config.port}/ (auth ${config.auth ? 'on' : 'off'}, standalone)`);
+        this.log.info(
+            `REST API listening on ${protocol}://${host}:${config.port}/ (auth ${config.auth ? 'on' : 'off'}, standalone)`,
+        );
     }
 
     private async certificates(config: Config): Promise<Certificates | undefined> {
@@ -76,7 +85,11 @@ class RestApi extends utils.Adapter {
             return undefined;
         }
         try {
-            const [certs] = await this.getCertificatesAsync(config.certPublic || 'defaultPublic', config.certPrivate || 'defaultPrivate', config.certChained || undefined);
+            const [certs] = await this.getCertificatesAsync(
+                config.certPublic || 'defaultPublic',
+                config.certPrivate || 'defaultPrivate',
+                config.certChained || undefined,
+            );
             return { key: certs.key, cert: certs.cert, ca: certs.ca };
         } catch (err) {
             throw new Error(`HTTPS is on but no certificate could be loaded: ${(err as Error).message}`);
@@ -108,7 +121,9 @@ class RestApi extends utils.Adapter {
             await close(this.server);
             this.server = null;
         }
-        await this.setStateAsync('info.connection', false, true).catch(warnOnFailure(this.log, 'Clearing info.connection on unload'));
+        await this.setStateAsync('info.connection', false, true).catch(
+            warnOnFailure(this.log, 'Clearing info.connection on unload'),
+        );
     }
 }
 

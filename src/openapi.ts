@@ -11,7 +11,7 @@ type Json = Record<string, unknown>;
 const ERROR_TEXT: Record<number, string> = {
     400: 'Bad request: the body is no valid JSON, or a request that cannot be served',
     401: 'No credentials, or wrong ones',
-    403: 'The user lacks the permission (`permissionError`); with auth off (or web\'s login) also a browser request from a foreign page or host name',
+    403: "The user lacks the permission (`permissionError`); with auth off (or web's login) also a browser request from a foreign page or host name",
     404: 'Not found',
     405: 'Method not allowed',
     408: 'The request did not arrive in time, or the answer it waits for did not',
@@ -30,11 +30,21 @@ const ERROR_TEXT: Record<number, string> = {
 };
 
 function errorResponse(status: number): Json {
-    return { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    return {
+        description: ERROR_TEXT[status] ?? 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
 }
 
 /** The error statuses an operation can answer: from what it declares, plus what every request of its kind can meet. */
-function errorStatuses(kind: { permission: unknown; public?: boolean; params: boolean; body: boolean; auth: boolean; extra?: number[] }): number[] {
+function errorStatuses(kind: {
+    permission: unknown;
+    public?: boolean;
+    params: boolean;
+    body: boolean;
+    auth: boolean;
+    extra?: number[];
+}): number[] {
     // any request whose headers are too large or that does not arrive in time (src/http/server.ts answers both as JSON)
     const statuses = new Set([...(kind.extra ?? []), 408, 431]);
     if (kind.auth && !kind.public) {
@@ -127,7 +137,9 @@ const RAW_BODY = {
 const UPLOAD_BODY = {
     required: true,
     content: {
-        'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } },
+        'multipart/form-data': {
+            schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] },
+        },
         'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
     },
 };
@@ -141,15 +153,48 @@ const VALIDATOR_HEADERS = { ...CACHE_HEADERS, ETag: header('ETag'), 'Last-Modifi
 /** The request and answer headers of conditional requests, declared once in `components`. */
 const CONDITIONAL_COMPONENTS = {
     headers: {
-        CacheControl: { description: '`no-cache` (kept, but asked again each time), `no-store` for tokens and secrets', schema: { type: 'string' } },
-        ETag: { description: 'The version of this answer; send it back in If-None-Match (reads) or If-Match (writes)', schema: { type: 'string' } },
-        LastModified: { description: 'When it last changed (a state\'s ts), where the answer has such a time', schema: { type: 'string' } },
+        CacheControl: {
+            description: '`no-cache` (kept, but asked again each time), `no-store` for tokens and secrets',
+            schema: { type: 'string' },
+        },
+        ETag: {
+            description: 'The version of this answer; send it back in If-None-Match (reads) or If-Match (writes)',
+            schema: { type: 'string' },
+        },
+        LastModified: {
+            description: "When it last changed (a state's ts), where the answer has such a time",
+            schema: { type: 'string' },
+        },
     },
     parameters: {
-        IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'ETags the client has (or *): 304 without a body when one is current', schema: { type: 'string' } },
-        IfModifiedSince: { name: 'If-Modified-Since', in: 'header', required: false, description: 'HTTP date: 304 when unchanged since (only without If-None-Match)', schema: { type: 'string' } },
-        IfMatch: { name: 'If-Match', in: 'header', required: false, description: 'Write only if the stored version has this ETag (or any, with *); 412 otherwise', schema: { type: 'string' } },
-        IfNoneMatchStar: { name: 'If-None-Match', in: 'header', required: false, description: '`*`: create only when absent; 412 otherwise', schema: { type: 'string' } },
+        IfNoneMatch: {
+            name: 'If-None-Match',
+            in: 'header',
+            required: false,
+            description: 'ETags the client has (or *): 304 without a body when one is current',
+            schema: { type: 'string' },
+        },
+        IfModifiedSince: {
+            name: 'If-Modified-Since',
+            in: 'header',
+            required: false,
+            description: 'HTTP date: 304 when unchanged since (only without If-None-Match)',
+            schema: { type: 'string' },
+        },
+        IfMatch: {
+            name: 'If-Match',
+            in: 'header',
+            required: false,
+            description: 'Write only if the stored version has this ETag (or any, with *); 412 otherwise',
+            schema: { type: 'string' },
+        },
+        IfNoneMatchStar: {
+            name: 'If-None-Match',
+            in: 'header',
+            required: false,
+            description: '`*`: create only when absent; 412 otherwise',
+            schema: { type: 'string' },
+        },
     },
 };
 
@@ -169,7 +214,13 @@ function conditionalParts(route: Route): { parameters: Json[]; responses: Json; 
         case 'read':
             return {
                 parameters: [parameter('IfNoneMatch'), parameter('IfModifiedSince')],
-                responses: { '304': { description: 'Not modified: the version named in If-None-Match (or older than If-Modified-Since) is current; no body', headers: VALIDATOR_HEADERS } },
+                responses: {
+                    304: {
+                        description:
+                            'Not modified: the version named in If-None-Match (or older than If-Modified-Since) is current; no body',
+                        headers: VALIDATOR_HEADERS,
+                    },
+                },
                 errors: [],
             };
         case 'write':
@@ -183,11 +234,21 @@ function conditionalParts(route: Route): { parameters: Json[]; responses: Json; 
 
 function routeOperation(route: Route, auth: boolean): Json {
     const validated = route.conditional === 'read';
-    const documented = Object.entries(route.responses).map(([status, response]) => [status, documentedResponse(response, validated && status === '200' ? VALIDATOR_HEADERS : CACHE_HEADERS)]);
+    const documented = Object.entries(route.responses).map(([status, response]) => [
+        status,
+        documentedResponse(response, validated && status === '200' ? VALIDATOR_HEADERS : CACHE_HEADERS),
+    ]);
     const path = namedPath(route);
     const parameters = [...pathParameters(route), ...queryParameters(route.query)];
     const conditional = conditionalParts(route);
-    const errors = errorStatuses({ permission: route.permission, public: route.public, params: parameters.length > 0, body: !!route.body, auth, extra: [...(route.errors ?? []), ...conditional.errors] });
+    const errors = errorStatuses({
+        permission: route.permission,
+        public: route.public,
+        params: parameters.length > 0,
+        body: !!route.body,
+        auth,
+        extra: [...(route.errors ?? []), ...conditional.errors],
+    });
     const op: Json = {
         summary: route.summary,
         description: route.description ?? route.summary,
@@ -208,7 +269,10 @@ function routeOperation(route: Route, auth: boolean): Json {
         op.security = [];
     }
     if (route.body === 'json') {
-        op.requestBody = { required: !route.optionalBody, content: { 'application/json': { schema: route.requestBody ? plain(route.requestBody) : {} } } };
+        op.requestBody = {
+            required: !route.optionalBody,
+            content: { 'application/json': { schema: route.requestBody ? plain(route.requestBody) : {} } },
+        };
     } else if (route.body === 'upload') {
         op.requestBody = UPLOAD_BODY;
     } else if (route.body === 'raw') {
@@ -234,15 +298,29 @@ function commandOperations(cmd: Command, auth: boolean): Json {
     const content: Json = { 'application/json': { schema: answer } };
     if (cmd.binary?.response) {
         // with binary=true a JSON file is answered as itself, with its own type
-        content['application/json'] = { schema: { anyOf: [answer, { description: 'With binary=true: a stored JSON file as it is' }] } };
+        content['application/json'] = {
+            schema: { anyOf: [answer, { description: 'With binary=true: a stored JSON file as it is' }] },
+        };
         // binary=true answers the bytes with their own type (image/png, …)
         content['*/*'] = { schema: { type: 'string', format: 'binary' } };
     }
     const errors = (body: boolean): Json =>
-        errorResponses(errorStatuses({ permission: cmd.permission, params: Object.keys(cmd.params.properties).length > 0, body, auth, extra: [...(cmd.errors ?? []), ...(cmd.adminOnly ? [404] : [])] }));
-    const success: Json = { '200': { description: envelopeText(cmd), headers: CACHE_HEADERS, content } };
+        errorResponses(
+            errorStatuses({
+                permission: cmd.permission,
+                params: Object.keys(cmd.params.properties).length > 0,
+                body,
+                auth,
+                extra: [...(cmd.errors ?? []), ...(cmd.adminOnly ? [404] : [])],
+            }),
+        );
+    const success: Json = { 200: { description: envelopeText(cmd), headers: CACHE_HEADERS, content } };
     if (cmd.multiStatus) {
-        success['207'] = { description: 'Some items failed, the others succeeded; the same body', headers: CACHE_HEADERS, content };
+        success['207'] = {
+            description: 'Some items failed, the others succeeded; the same body',
+            headers: CACHE_HEADERS,
+            content,
+        };
     }
     const base = {
         tags: ['commands'],
@@ -293,8 +371,15 @@ export interface OpenApiInput {
 }
 
 /** The tags some operation carries, in the order given: a feature switched off leaves no empty section. */
-function usedTags(paths: Record<string, Json>, tags: Array<{ name: string; description: string }>): Array<{ name: string; description: string }> {
-    const used = new Set(Object.values(paths).flatMap(ops => Object.values(ops as Record<string, { tags?: string[] }>).flatMap(op => op.tags ?? [])));
+function usedTags(
+    paths: Record<string, Json>,
+    tags: Array<{ name: string; description: string }>,
+): Array<{ name: string; description: string }> {
+    const used = new Set(
+        Object.values(paths).flatMap(ops =>
+            Object.values(ops as Record<string, { tags?: string[] }>).flatMap(op => op.tags ?? []),
+        ),
+    );
     return tags.filter(tag => used.has(tag.name));
 }
 
@@ -323,7 +408,10 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
         servers: [
             basePath
                 ? { url: basePath, description: 'Mounted in the web adapter' }
-                : { url: '/', description: `Standalone server; every path also answers under ${EXTENSION_PREFIX}/ (the web-extension path), e.g. ${EXTENSION_PREFIX}/v1/state/{stateId}` },
+                : {
+                      url: '/',
+                      description: `Standalone server; every path also answers under ${EXTENSION_PREFIX}/ (the web-extension path), e.g. ${EXTENSION_PREFIX}/v1/state/{stateId}`,
+                  },
         ],
         tags: usedTags(paths, [
             { name: 'state', description: 'States: values with ack, ts, lc, from, q' },

@@ -29,7 +29,14 @@ export function validPrefix(text: string | undefined): string | undefined {
     if (prefix === '/') {
         return '';
     }
-    if (!prefix || prefix.length > MAX_PREFIX || !PREFIX.test(prefix) || /(^|\/)\.\.?(\/|$)/.test(prefix) || /%(?![0-9a-f]{2})/i.test(prefix) || /%2f|%5c|%2e/i.test(prefix)) {
+    if (
+        !prefix ||
+        prefix.length > MAX_PREFIX ||
+        !PREFIX.test(prefix) ||
+        /(^|\/)\.\.?(\/|$)/.test(prefix) ||
+        /%(?![0-9a-f]{2})/i.test(prefix) ||
+        /%2f|%5c|%2e/i.test(prefix)
+    ) {
         return undefined;
     }
     return prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
@@ -51,7 +58,16 @@ export function parsePublicUrl(text: string): { origin: string; prefix: string }
     const prefix = validPrefix(url.pathname);
     // dot segments are resolved away by URL: a base written with them is a mistake to report, not to guess
     const dotted = /\/(?:\.|%2e){1,2}(?:\/|$)/i.test(text);
-    if (!validProto(url.protocol.slice(0, -1)) || url.username || url.password || url.search || url.hash || prefix === undefined || text.includes('\\') || dotted) {
+    if (
+        !validProto(url.protocol.slice(0, -1)) ||
+        url.username ||
+        url.password ||
+        url.search ||
+        url.hash ||
+        prefix === undefined ||
+        text.includes('\\') ||
+        dotted
+    ) {
         return undefined;
     }
     return { origin: url.origin, prefix };

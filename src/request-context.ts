@@ -100,7 +100,9 @@ const madeFrom = new WeakMap<RequestContext, ContextServices>();
 export function writingContext(ctx: RequestContext): RequestContext {
     const token = ctx.acl.token;
     const services = madeFrom.get(ctx);
-    return token?.scope && services ? createContext(services, { ...ctx.acl, token: { ...token, scope: writingScope(token.scope) } }) : ctx;
+    return token?.scope && services
+        ? createContext(services, { ...ctx.acl, token: { ...token, scope: writingScope(token.scope) } })
+        : ctx;
 }
 
 /** One context per ACL object and services: nothing in a context changes per request, and the ACL cache hands out the same object until rights change. */

@@ -22,7 +22,7 @@ import { SSE_DEFAULTS, SseRegistry } from './events/sse';
 import { ChangeFeed } from './storage/change-feed';
 import { CoherentCache } from './storage/cache/coherent-cache';
 import { ListingWalks } from './objects/listing-walks';
-import { ListingCache, type StateListing } from './storage/cache/listing-cache';
+import { ListingCache } from './storage/cache/listing-cache';
 import { sharedBarrier } from './storage/cache/shared-barrier';
 import type { StorageLink } from './storage/link-state';
 import { NameIndex } from './storage/cache/name-index';
@@ -65,7 +65,16 @@ export interface ServiceOptions {
 }
 
 /** Wires the request-independent parts together. Throws when a command file is malformed. */
-export function createServices({ adapter, config, basePath = '', commands, link, namespace = adapter.namespace, identify, errors = noReports }: ServiceOptions): { services: AppServices; routes: Route[] } {
+export function createServices({
+    adapter,
+    config,
+    basePath = '',
+    commands,
+    link,
+    namespace = adapter.namespace,
+    identify,
+    errors = noReports,
+}: ServiceOptions): { services: AppServices; routes: Route[] } {
     const served = servedCommands(commands ?? loadCommands(), config);
     precompile(served.values());
     const routes = restRoutes(config);
@@ -89,7 +98,12 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     // other instances on this database: their writes and their failed logins count here too
     const peers = watchPeers(storage, feed, namespace);
     const guards = linkedGuards(storage, feed, namespace);
-    const access = new EventAccess(feed, aclOf, id => storage.getForeignObjectAsync(id), config.onlyAllowWhenUserIsOwner);
+    const access = new EventAccess(
+        feed,
+        aclOf,
+        id => storage.getForeignObjectAsync(id),
+        config.onlyAllowWhenUserIsOwner,
+    );
     const barrierId = `${namespace}.cacheBarrier`;
     const stateBarrier = sharedBarrier(() => storage.subscribeForeignStatesAsync(barrierId), adapter);
     const objectBarrier = sharedBarrier(() => storage.subscribeForeignObjectsAsync(barrierId), adapter);
@@ -128,7 +142,7 @@ export function createServices({ adapter, config, basePath = '', commands, link,
     const listingCache = new ListingCache({
         shared: peers.any,
         feed,
-        read: async pattern => ((await storage.getForeignStatesAsync(pattern)) ?? {}) as StateListing,
+        read: async pattern => (await storage.getForeignStatesAsync(pattern)) ?? {},
         barrier: async () => {
             await Promise.all([stateBarrier(), objectBarrier()]);
         },
@@ -146,12 +160,40 @@ export function createServices({ adapter, config, basePath = '', commands, link,
         (kind === 'state' ? stateCache : objectCache).written(id);
         listingCache.written(id);
     });
-    const polling = new PollingRegistry(sourceFor, adapter, { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal }, events);
-    const pollingShare = sharePolling({ registry: polling, storage, feed, namespace, peers, barrier: stateBarrier, timers: adapter });
+    const polling = new PollingRegistry(
+        sourceFor,
+        adapter,
+        { perUser: config.limits.pollSessionsPerUser, total: config.limits.pollSessionsTotal },
+        events,
+    );
+    const pollingShare = sharePolling({
+        registry: polling,
+        storage,
+        feed,
+        namespace,
+        peers,
+        barrier: stateBarrier,
+        timers: adapter,
+    });
     polling.shareWith(pollingShare);
     // every instance on this database holds every hook; one delivers it (src/events/hook-sharing.ts)
-    const hooks = new HookRegistry(sourceFor, hookSettings, stateHookStore(storage, namespace, feed), { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal }, { self: namespace, peers, barrier: stateBarrier });
-    const sse = new SseRegistry(sourceFor, adapter, { ...SSE_DEFAULTS, streamsPerUser: config.limits.sseStreamsPerUser, streamsTotal: config.limits.sseStreamsTotal }, events);
+    const hooks = new HookRegistry(
+        sourceFor,
+        hookSettings,
+        stateHookStore(storage, namespace, feed),
+        { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal },
+        { self: namespace, peers, barrier: stateBarrier },
+    );
+    const sse = new SseRegistry(
+        sourceFor,
+        adapter,
+        {
+            ...SSE_DEFAULTS,
+            streamsPerUser: config.limits.sseStreamsPerUser,
+            streamsTotal: config.limits.sseStreamsTotal,
+        },
+        events,
+    );
     const sessionStore = { storage, objectCache };
     const services: AppServices = {
         storage,
@@ -200,7 +242,13 @@ export function createServices({ adapter, config, basePath = '', commands, link,
             timers: adapter,
             permissions: permissionTable(served.values(), routes),
             // inside web with its auth on, web asks for the credentials: the document says so too
-            openapi: buildOpenApi({ routes, commands: served.values(), version: PACKAGE_VERSION, basePath, auth: config.auth || !!identify }),
+            openapi: buildOpenApi({
+                routes,
+                commands: served.values(),
+                version: PACKAGE_VERSION,
+                basePath,
+                auth: config.auth || !!identify,
+            }),
             metrics: new Metrics({
                 storageUp: connected,
                 open: () => ({ polling: polling.size, hooks: hooks.size, sse: sse.openStreams }),

@@ -1,4 +1,13 @@
-import { inScope, inScopeTree, seesAll, mayReadObject, mayReadState, mayWriteState, type Acl, type Guarded } from './rules';
+import {
+    inScope,
+    inScopeTree,
+    seesAll,
+    mayReadObject,
+    mayReadState,
+    mayWriteState,
+    type Acl,
+    type Guarded,
+} from './rules';
 import { narrowObject } from './scope';
 import { HttpError } from '../http/http-error';
 
@@ -40,7 +49,10 @@ export function readAccess(ctx: ReadCaller): ReadAccess | null {
 }
 
 /** A dictionary id → object without the objects the caller may not read, enums without the members it may not. */
-export async function visibleObjects<T extends Guarded>(ctx: ReadCaller, objects: Record<string, T>): Promise<Record<string, T>> {
+export async function visibleObjects<T extends Guarded>(
+    ctx: ReadCaller,
+    objects: Record<string, T>,
+): Promise<Record<string, T>> {
     const access = readAccess(ctx);
     if (!access) {
         return objects;
@@ -71,7 +83,11 @@ export async function visibleRows<R extends { id: string; value?: unknown }>(ctx
         if (access.object(row.id, obj)) {
             const scope = ctx.acl.token?.scope;
             const value = scope && row.value ? narrowObject(scope, row.value) : row.value;
-            visible.push(value === row.value && !isEnum(value) ? row : { ...row, value: isEnum(value) ? await withVisibleMembers(ctx, value) : value });
+            visible.push(
+                value === row.value && !isEnum(value)
+                    ? row
+                    : { ...row, value: isEnum(value) ? await withVisibleMembers(ctx, value) : value },
+            );
         }
     }
     return visible;
@@ -103,7 +119,11 @@ async function stateObjects(ctx: ReadCaller, ids: string[], byRange: boolean): P
  * A dictionary id → state without the states the caller may not read. A pattern listing leaves them
  * out (old clients keep their shapes); a list of ids is refused whole, as a single forbidden id is.
  */
-export async function visibleStates<T>(ctx: ReadCaller, states: Record<string, T>, fromList: boolean): Promise<Record<string, T>> {
+export async function visibleStates<T>(
+    ctx: ReadCaller,
+    states: Record<string, T>,
+    fromList: boolean,
+): Promise<Record<string, T>> {
     const access = readAccess(ctx);
     if (!access) {
         return states;
@@ -129,7 +149,12 @@ export function assertInReadScope(ctx: Scoped, id: string, context: Record<strin
 }
 
 /** Throws 403 when an API token may not write `id` (`tree`: a recursive delete, all below it too). */
-export function assertInWriteScope(ctx: Scoped, id: string, context: Record<string, unknown> = { id }, tree = false): void {
+export function assertInWriteScope(
+    ctx: Scoped,
+    id: string,
+    context: Record<string, unknown> = { id },
+    tree = false,
+): void {
     if (!(tree ? inScopeTree(ctx.acl, id) : inScope(ctx.acl, 'write', id))) {
         throw new HttpError('FORBIDDEN', 'permissionError', { context });
     }
@@ -174,7 +199,10 @@ export async function withVisibleMembers<T>(ctx: ReadCaller, obj: T): Promise<T>
 }
 
 /** A dictionary of enums the caller may read, each with only its readable members. */
-export function visibleEnums(ctx: ReadCaller, enums: Record<string, ioBroker.Object>): Promise<Record<string, ioBroker.Object>> {
+export function visibleEnums(
+    ctx: ReadCaller,
+    enums: Record<string, ioBroker.Object>,
+): Promise<Record<string, ioBroker.Object>> {
     return visibleObjects(ctx, enums);
 }
 

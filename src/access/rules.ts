@@ -61,7 +61,9 @@ export function groupRights(obj: unknown): Rights {
 
 /** Whether every right `rights` grants is one `acl` holds too. */
 export function holdsAll(acl: Acl, rights: Rights): boolean {
-    return SECTIONS.every(section => Object.entries(rights[section] ?? {}).every(([op, on]) => !on || !!acl[section][op]));
+    return SECTIONS.every(section =>
+        Object.entries(rights[section] ?? {}).every(([op, on]) => !on || !!acl[section][op]),
+    );
 }
 
 export function aclFromGroups(user: string, groups: GroupObject[]): Acl {
@@ -72,7 +74,9 @@ export function aclFromGroups(user: string, groups: GroupObject[]): Acl {
     }
     const acl: Acl = { user, groups: ids, object: {}, state: {}, file: {}, users: {}, other: {} };
     for (const group of mine) {
-        for (const [section, ops] of Object.entries(groupRights(group)) as Array<[(typeof SECTIONS)[number], Operations]>) {
+        for (const [section, ops] of Object.entries(groupRights(group)) as Array<
+            [(typeof SECTIONS)[number], Operations]
+        >) {
             for (const [op, allowed] of Object.entries(ops)) {
                 acl[section][op] = acl[section][op] || !!allowed;
             }

@@ -11,11 +11,29 @@ const PATTERN = Type.String({ minLength: 1, maxLength: 1000, pattern: '^[^\\s,;\
 
 export const ScopeSchema = Type.Object(
     {
-        read: Type.Optional(Type.Array(PATTERN, { maxItems: 100, description: 'State and object id patterns it may read, e.g. shelly.0.*; `metrics` also opens /metrics' })),
-        write: Type.Optional(Type.Array(PATTERN, { maxItems: 100, description: 'State and object id patterns it may write, e.g. 0_userdata.0.evcc.*' })),
-        commands: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, description: 'Commands of /v1/command it may call' })),
+        read: Type.Optional(
+            Type.Array(PATTERN, {
+                maxItems: 100,
+                description: 'State and object id patterns it may read, e.g. shelly.0.*; `metrics` also opens /metrics',
+            }),
+        ),
+        write: Type.Optional(
+            Type.Array(PATTERN, {
+                maxItems: 100,
+                description: 'State and object id patterns it may write, e.g. 0_userdata.0.evcc.*',
+            }),
+        ),
+        commands: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+                maxItems: 100,
+                description: 'Commands of /v1/command it may call',
+            }),
+        ),
     },
-    { additionalProperties: false, description: 'Omitted: the full rights of the user. Anything left out of a given scope is refused.' },
+    {
+        additionalProperties: false,
+        description: 'Omitted: the full rights of the user. Anything left out of a given scope is refused.',
+    },
 );
 export type TokenScope = Static<typeof ScopeSchema>;
 
@@ -86,10 +104,13 @@ export function narrowObject<T>(scope: CompiledScope, obj: T): T {
     }
     const copy: Record<string, unknown> = { ...given };
     if (cutMembers) {
-        copy.common = { ...given.common, members: (members as unknown[]).filter(m => typeof m === 'string' && scope.read(m)) };
+        copy.common = {
+            ...given.common,
+            members: (members as unknown[]).filter(m => typeof m === 'string' && scope.read(m)),
+        };
     }
     if (cutEnums) {
-        copy.enums = Object.fromEntries(Object.entries(enums!).filter(([id]) => scope.read(id)));
+        copy.enums = Object.fromEntries(Object.entries(enums).filter(([id]) => scope.read(id)));
     }
     return copy as T;
 }

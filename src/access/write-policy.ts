@@ -1,4 +1,13 @@
-import { ADMIN_USER, inScope, isAdministratorAcl, isAllowed, mayWriteState, objectBitAllows, type Acl, type Guarded } from './rules';
+import {
+    ADMIN_USER,
+    inScope,
+    isAdministratorAcl,
+    isAllowed,
+    mayWriteState,
+    objectBitAllows,
+    type Acl,
+    type Guarded,
+} from './rules';
 
 /*
  * The rules every write of a request passes before js-controller is called (src/storage/guarded-storage.ts
@@ -59,7 +68,13 @@ export function mayWriteObject(acl: Acl, id: string, existing: Guarded, next: un
 }
 
 /** A state write or delete: the state rule, no protected id, and for a delete the right to delete. */
-export function mayChangeState(acl: Acl, id: string, obj: Guarded, ownerOnly: boolean, kind: 'write' | 'delete'): boolean {
+export function mayChangeState(
+    acl: Acl,
+    id: string,
+    obj: Guarded,
+    ownerOnly: boolean,
+    kind: 'write' | 'delete',
+): boolean {
     if (!isAdministratorAcl(acl) && isProtectedId(id)) {
         return false;
     }
@@ -67,7 +82,10 @@ export function mayChangeState(acl: Acl, id: string, obj: Guarded, ownerOnly: bo
         return mayWriteState(acl, id, obj, ownerOnly);
     }
     // js-controller's delState: the delete right, then the write bits
-    return (acl.user === ADMIN_USER || !!acl.state.delete) && mayWriteState({ ...acl, state: { ...acl.state, write: true } }, id, obj, ownerOnly);
+    return (
+        (acl.user === ADMIN_USER || !!acl.state.delete) &&
+        mayWriteState({ ...acl, state: { ...acl.state, write: true } }, id, obj, ownerOnly)
+    );
 }
 
 /** File writes: the group right, and an adapter's own pages only for administrators (they run in admin's origin). */

@@ -8,7 +8,16 @@ import type { StoragePort } from '../storage/port';
 import type { BruteForceGuard } from './brute-force';
 import { objectsBelow } from '../storage/objects-below';
 import { compileScope, type CompiledScope, type TokenScope } from '../access/scope';
-import { hashOf, info, sealMatches, sealOf, stored, TOKEN_OBJECT, type StoredToken, type TokenInfo } from './token-records';
+import {
+    hashOf,
+    info,
+    sealMatches,
+    sealOf,
+    stored,
+    TOKEN_OBJECT,
+    type StoredToken,
+    type TokenInfo,
+} from './token-records';
 
 export type { TokenInfo } from './token-records';
 
@@ -138,7 +147,9 @@ export class ApiTokens {
     async revokeUser(user: string): Promise<void> {
         for (const [ref, token] of await this.records(`${this.adapterName}.*`)) {
             if (token.user === user) {
-                await this.storage.delForeignObjectAsync(ref).catch(warnOnFailure(this.storage.log, `Deleting the API token ${ref}`));
+                await this.storage
+                    .delForeignObjectAsync(ref)
+                    .catch(warnOnFailure(this.storage.log, `Deleting the API token ${ref}`));
             }
         }
     }
@@ -148,7 +159,9 @@ export class ApiTokens {
         const users = new Set((await objectsBelow(this.storage, 'system.user.', 'user')).map(user => user._id));
         for (const [ref, token] of await this.records(`${this.adapterName}.*`)) {
             if (!users.has(token.user)) {
-                await this.storage.delForeignObjectAsync(ref).catch(warnOnFailure(this.storage.log, `Deleting the API token ${ref}`));
+                await this.storage
+                    .delForeignObjectAsync(ref)
+                    .catch(warnOnFailure(this.storage.log, `Deleting the API token ${ref}`));
             }
         }
     }
@@ -254,6 +267,8 @@ export class ApiTokens {
         if (this.lastWrites.size > 10_000) {
             this.lastWrites.delete(this.lastWrites.keys().next().value!);
         }
-        void this.storage.extendForeignObjectAsync(ref, { native: { lastUsed: now } }).catch(warnOnFailure(this.storage.log, `Noting the last use of ${ref}`));
+        void this.storage
+            .extendForeignObjectAsync(ref, { native: { lastUsed: now } })
+            .catch(warnOnFailure(this.storage.log, `Noting the last use of ${ref}`));
     }
 }

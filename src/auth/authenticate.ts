@@ -56,7 +56,12 @@ export interface Authentication {
  * (401 otherwise, 429 while password guessing is damped).
  * No `WWW-Authenticate` header: browsers would pop up a login dialog on every API call.
  */
-export async function authenticate(app: Authentication, req: IncomingMessage, query: Query, address = clientAddress(req)): Promise<Acl> {
+export async function authenticate(
+    app: Authentication,
+    req: IncomingMessage,
+    query: Query,
+    address = clientAddress(req),
+): Promise<Acl> {
     const webUser = app.identify?.(req);
     if (webUser) {
         return app.auth.acls.get(webUser);
@@ -76,7 +81,11 @@ export async function authenticate(app: Authentication, req: IncomingMessage, qu
     return app.auth.acls.get(await authenticatedUser(app, address, { user, password, token }));
 }
 
-async function authenticatedUser(app: Authentication, address: string, { user, password, token }: Credentials): Promise<string> {
+async function authenticatedUser(
+    app: Authentication,
+    address: string,
+    { user, password, token }: Credentials,
+): Promise<string> {
     if (token !== undefined) {
         const owner = await accessTokenUser(app.sessionStore, token);
         if (!owner) {

@@ -75,7 +75,12 @@ export function networkOf(address: string): string {
         return mapped[1];
     }
     const groups = ipv6Groups(plain);
-    return groups ? `${groups.slice(0, 4).map(g => g.toString(16)).join(':')}::/64` : plain;
+    return groups
+        ? `${groups
+              .slice(0, 4)
+              .map(g => g.toString(16))
+              .join(':')}::/64`
+        : plain;
 }
 
 /**
@@ -97,7 +102,9 @@ export class BruteForceGuard {
         const until = Math.max(this.lockedUntil(`ip:${network}`), this.userLockFor(network, user));
         if (until > this.now()) {
             const seconds = Math.ceil((until - this.now()) / 1000);
-            throw new HttpError('TOO_MANY_REQUESTS', `Too many failed logins; try again in ${seconds} s`, { headers: { 'Retry-After': String(seconds) } });
+            throw new HttpError('TOO_MANY_REQUESTS', `Too many failed logins; try again in ${seconds} s`, {
+                headers: { 'Retry-After': String(seconds) },
+            });
         }
     }
 

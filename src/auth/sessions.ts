@@ -18,11 +18,20 @@ export interface LoginSession {
 }
 
 export function getSession(storage: StoragePort, key: string): Promise<LoginSession | null> {
-    return new Promise(resolve => storage.getSession(key, session => resolve((session as LoginSession | undefined) ?? null)));
+    return new Promise(resolve =>
+        storage.getSession(key, session => resolve((session as LoginSession | undefined) ?? null)),
+    );
 }
 
-export function setSession(storage: StoragePort, key: string, ttlSeconds: number, session: LoginSession): Promise<void> {
-    return new Promise((resolve, reject) => storage.setSession(key, ttlSeconds, session as unknown as Record<string, unknown>, err => (err ? reject(err) : resolve())));
+export function setSession(
+    storage: StoragePort,
+    key: string,
+    ttlSeconds: number,
+    session: LoginSession,
+): Promise<void> {
+    return new Promise((resolve, reject) =>
+        storage.setSession(key, ttlSeconds, session, err => (err ? reject(err) : resolve())),
+    );
 }
 
 export function destroySession(storage: StoragePort, key: string): Promise<void> {

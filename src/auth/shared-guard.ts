@@ -59,14 +59,24 @@ const PATTERN = 'rest-api.*.guard';
 
 function isNote(value: unknown): value is GuardNote {
     const note = value as GuardNote;
-    return !!note && typeof note.guard === 'string' && (note.outcome === 'failed' || note.outcome === 'succeeded') && typeof note.address === 'string' && typeof note.user === 'string';
+    return (
+        !!note &&
+        typeof note.guard === 'string' &&
+        (note.outcome === 'failed' || note.outcome === 'succeeded') &&
+        typeof note.address === 'string' &&
+        typeof note.user === 'string'
+    );
 }
 
 /**
  * The guards of this instance, linked through the states database: user names and addresses of failed
  * logins stay readable to administrators only (the state's ACL). Notes are written one by one, in order.
  */
-export function linkedGuards(storage: StoragePort, feed: ChangeFeed, namespace: string): { guard(name: string): SharedGuard; start(): Promise<void> } {
+export function linkedGuards(
+    storage: StoragePort,
+    feed: ChangeFeed,
+    namespace: string,
+): { guard(name: string): SharedGuard; start(): Promise<void> } {
     const id = `${namespace}.guard`;
     const guards = new Map<string, SharedGuard>();
     const warn = warnOnFailure(storage.log, 'Telling other instances of a login');

@@ -10,7 +10,9 @@ export function secretOf(config: ioBroker.Object | null | undefined): string | u
  * The system secret, read with the caller's rights every time (no cache shared between users). Takes
  * only the read it needs of the caller's data, so the token store can share `secretOf` without an import circle.
  */
-export async function systemSecret(data: { getObject(id: string): Promise<ioBroker.Object | null | undefined> }): Promise<string> {
+export async function systemSecret(data: {
+    getObject(id: string): Promise<ioBroker.Object | null | undefined>;
+}): Promise<string> {
     const secret = secretOf(await data.getObject('system.config'));
     if (!secret) {
         throw new HttpError('NOT_FOUND', 'The system has no secret');

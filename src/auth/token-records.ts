@@ -56,11 +56,23 @@ export function stored(obj: ioBroker.Object | null | undefined): StoredToken | u
 }
 
 export function info(id: string, token: Omit<StoredToken, 'seal'>): TokenInfo {
-    return { id, name: token.name, user: token.user, scope: token.scope ?? null, created: token.created, expires: token.expires, lastUsed: token.lastUsed };
+    return {
+        id,
+        name: token.name,
+        user: token.user,
+        scope: token.scope ?? null,
+        created: token.created,
+        expires: token.expires,
+        lastUsed: token.lastUsed,
+    };
 }
 
 /** The seal of a record: an HMAC over everything that decides what the token may do. */
-export function sealOf(key: Buffer, ref: string, { hash, user, name, scope, created, expires }: Omit<StoredToken, 'seal'>): string {
+export function sealOf(
+    key: Buffer,
+    ref: string,
+    { hash, user, name, scope, created, expires }: Omit<StoredToken, 'seal'>,
+): string {
     const text = JSON.stringify([ref, hash, user, name, scope ?? null, created, expires]);
     return createHmac('sha256', key).update(text).digest('hex');
 }

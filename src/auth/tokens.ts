@@ -161,10 +161,19 @@ async function claim(storage: StoragePort, key: string, session: LoginSession): 
 }
 
 /** Refresh rotates and is single-use: the old refresh token and its access token stop working. */
-export async function refreshTokens(services: TokenServices, refreshToken: string, ttlSeconds: number): Promise<TokenAnswer | null> {
+export async function refreshTokens(
+    services: TokenServices,
+    refreshToken: string,
+    ttlSeconds: number,
+): Promise<TokenAnswer | null> {
     const key = `r:${refreshToken}`;
     const session = refreshToken ? await liveSession(services, key) : null;
-    if (!session || session.used !== undefined || !safeEqual(session.rToken ?? '', refreshToken) || !(await claim(services.storage, key, session))) {
+    if (
+        !session ||
+        session.used !== undefined ||
+        !safeEqual(session.rToken ?? '', refreshToken) ||
+        !(await claim(services.storage, key, session))
+    ) {
         return null;
     }
     await endSession(services.storage, session);
@@ -187,7 +196,11 @@ export function loginSessions(services: TokenServices): LoginSessions {
         issue: (user, ttlSeconds) => issueTokens(services, user, ttlSeconds),
         refresh: (refreshToken, ttlSeconds) => refreshTokens(services, refreshToken, ttlSeconds),
         access: token => accessSession(services, token),
-        extend: (accessToken, session, ttlSeconds) => setSession(services.storage, `a:${accessToken}`, ttlSeconds, { ...session, aExp: Date.now() + ttlSeconds * 1000 }),
+        extend: (accessToken, session, ttlSeconds) =>
+            setSession(services.storage, `a:${accessToken}`, ttlSeconds, {
+                ...session,
+                aExp: Date.now() + ttlSeconds * 1000,
+            }),
         revoke: token => revokeToken(services.storage, token),
     };
 }

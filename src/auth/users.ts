@@ -17,16 +17,22 @@ export function userId(name: string): string {
 }
 
 export function groupId(name: string): string {
-    return name.startsWith('system.group.') ? name : `system.group.${idPart(name.charAt(0).toLowerCase() + name.slice(1))}`;
+    return name.startsWith('system.group.')
+        ? name
+        : `system.group.${idPart(name.charAt(0).toLowerCase() + name.slice(1))}`;
 }
 
 export function assertValidName(name: string, what: 'user' | 'group'): void {
     if (!NAME.test(name) || (what === 'user' && name.includes('_'))) {
-        throw new HttpError('INVALID_PARAMS', 'Invalid characters in the name. Only following special characters are allowed: -@+$§=?!&# and letters', {
-            context: {
-                [what]: name,
+        throw new HttpError(
+            'INVALID_PARAMS',
+            'Invalid characters in the name. Only following special characters are allowed: -@+$§=?!&# and letters',
+            {
+                context: {
+                    [what]: name,
+                },
             },
-        });
+        );
     }
 }
 

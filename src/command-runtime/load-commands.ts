@@ -36,7 +36,7 @@ function check(file: string, command: unknown): Command {
         fail(`envelope must be "result", "results" or "raw"`);
     }
     if (cmd.permission !== null && (!PERMISSION_TYPES.includes(cmd.permission?.type) || !cmd.permission.operation)) {
-        fail('permission must be null or {type, operation} with type one of ' + PERMISSION_TYPES.join(', '));
+        fail(`permission must be null or {type, operation} with type one of ${PERMISSION_TYPES.join(', ')}`);
     }
     if (!cmd.result || typeof cmd.result !== 'object' || !(Kind in cmd.result)) {
         fail('result must be a TypeBox schema of the answer');
@@ -58,7 +58,12 @@ function check(file: string, command: unknown): Command {
 
 /** The command under each of its other names: the same handler, a summary that points to the main name. */
 function aliasesOf(cmd: Command): Command[] {
-    return (cmd.aliases ?? []).map(name => ({ ...cmd, name, summary: `Same as ${cmd.name} (kept for old clients)`, aliases: undefined }));
+    return (cmd.aliases ?? []).map(name => ({
+        ...cmd,
+        name,
+        summary: `Same as ${cmd.name} (kept for old clients)`,
+        aliases: undefined,
+    }));
 }
 
 /** Loads every command file once at start and refuses to go on when one is malformed. */
@@ -80,7 +85,10 @@ export function loadCommands(dir = COMMANDS_DIR): ReadonlyMap<string, Command> {
             // URLs of 4.0.2 are matched case-insensitively, so names may not differ in case only
             const clash = [...registry.keys()].find(name => name.toLowerCase() === each.name.toLowerCase());
             if (clash) {
-                throw new CommandFileError(file, `duplicate command name "${each.name}" (already defined as "${clash}")`);
+                throw new CommandFileError(
+                    file,
+                    `duplicate command name "${each.name}" (already defined as "${clash}")`,
+                );
             }
             registry.set(each.name, each);
         }

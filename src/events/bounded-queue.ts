@@ -25,7 +25,10 @@ export class BoundedQueue<T> {
         this.items.push(item);
         this.bytes += this.limitBytes?.sizeOf(item) ?? 0;
         // the newest entry always stays, even when it alone is larger than the byte limit
-        while (this.length > this.maxItems || (this.limitBytes && this.bytes > this.limitBytes.max && this.length > 1)) {
+        while (
+            this.length > this.maxItems ||
+            (this.limitBytes && this.bytes > this.limitBytes.max && this.length > 1)
+        ) {
             const oldest = this.shift()!;
             this.dropped++;
             this.onDrop?.(oldest);
@@ -78,7 +81,11 @@ export class BoundedQueue<T> {
         return removed;
     }
 
-    /** The entries, oldest first, left in place. */
+    /**
+     * The entries, oldest first, left in place.
+     *
+     * @yields {T} each entry
+     */
     *values(): IterableIterator<T> {
         for (let i = this.head; i < this.items.length; i++) {
             yield this.items[i];

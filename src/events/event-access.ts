@@ -40,7 +40,12 @@ export class EventAccess {
         return { listen: (kind, pattern, listener) => this.listenAs(owner, kind, pattern, listener) };
     };
 
-    private async listenAs(owner: string, kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>> {
+    private async listenAs(
+        owner: string,
+        kind: ChangeKind,
+        pattern: string,
+        listener: ChangeListener,
+    ): Promise<() => Promise<void>> {
         await this.watchObjects();
         let closed = false;
         let queue: Promise<void> | null = null;
@@ -79,7 +84,10 @@ export class EventAccess {
             // the event carries the object; a deletion (null) is shown like js-controller shows a missing object.
             // One text goes to every receiver: an enum naming ids outside a token's scope is not sent to it at all
             const scope = acl.token?.scope;
-            return mayReadObject(acl, id, value as { acl?: ObjectAcl } | null) && (!scope || narrowObject(scope, value) === value);
+            return (
+                mayReadObject(acl, id, value as { acl?: ObjectAcl } | null) &&
+                (!scope || narrowObject(scope, value) === value)
+            );
         }
         // the rule of a single read, with the object's ACL as it is now: an ACL change applies to the next event
         const objectAcl = await this.objectAcl(id);

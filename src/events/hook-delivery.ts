@@ -54,13 +54,24 @@ export function deliver(target: URL, body: string, options: DeliveryOptions): Pr
     if (options.secret) {
         const id = options.messageId ?? `msg_${randomUUID()}`;
         const timestamp = Math.floor(Date.now() / 1000);
-        Object.assign(headers, { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(options.secret, id, timestamp, body) });
+        Object.assign(headers, {
+            'webhook-id': id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': sign(options.secret, id, timestamp, body),
+        });
     }
     return new Promise((resolve, reject) => {
-        const req = guardedRequest(url, options.targets, { ...requestOptions(url, url === target), method: options.method, headers, timeout: options.timeoutMs }, res => {
-            res.resume();
-            res.on('end', () => ((res.statusCode ?? 500) < 400 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
-        });
+        const req = guardedRequest(
+            url,
+            options.targets,
+            { ...requestOptions(url, url === target), method: options.method, headers, timeout: options.timeoutMs },
+            res => {
+                res.resume();
+                res.on('end', () =>
+                    (res.statusCode ?? 500) < 400 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+                );
+            },
+        );
         req.on('timeout', () => req.destroy(new Error('timeout')));
         req.on('error', reject);
         req.end(options.method === 'GET' ? undefined : body);

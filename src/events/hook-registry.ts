@@ -88,7 +88,11 @@ export class HookRegistry {
         } catch (err) {
             hook.close();
             const reason = err instanceof HttpError ? err.message : 'Cannot validate URL';
-            throw new HttpError(err instanceof HttpError ? err.code : 'INVALID_PARAMS', `No valid answer from URL hook: ${reason}`, { context: { url } });
+            throw new HttpError(
+                err instanceof HttpError ? err.code : 'INVALID_PARAMS',
+                `No valid answer from URL hook: ${reason}`,
+                { context: { url } },
+            );
         }
         if (this.get(user, url)) {
             // registered by a concurrent request while this one checked the URL
@@ -115,7 +119,14 @@ export class HookRegistry {
 
     async drop(hook: Hook): Promise<void> {
         if (this.hooks.get(hook.key) === hook) {
-            this.deleted.set(hook.key, { user: hook.user, url: hook.url, method: hook.method, subscriptions: [], at: nextAt(hook.at), deleted: true });
+            this.deleted.set(hook.key, {
+                user: hook.user,
+                url: hook.url,
+                method: hook.method,
+                subscriptions: [],
+                at: nextAt(hook.at),
+                deleted: true,
+            });
             this.remove(hook.key);
         }
         hook.close();
@@ -135,7 +146,8 @@ export class HookRegistry {
         // listening first, then reading: a change between the two is not missed
         await this.store.watch({
             list: (from, hooks, ts) => this.heard(from, hooks, ts),
-            progress: (_from, confirmed) => Object.entries(confirmed).forEach(([key, identity]) => this.hooks.get(key)?.confirmed(identity)),
+            progress: (_from, confirmed) =>
+                Object.entries(confirmed).forEach(([key, identity]) => this.hooks.get(key)?.confirmed(identity)),
             alive: () => !this.closed && [...this.hooks.values()].forEach(hook => this.assess(hook)),
         });
         const keys = new Set<string>();
@@ -170,7 +182,10 @@ export class HookRegistry {
 
     startChecks(intervalMs: number): void {
         if (intervalMs > 0) {
-            this.checkTimer = this.settings.timers.setInterval(() => [...this.hooks.values()].forEach(hook => hook.delivering && void hook.check()), intervalMs);
+            this.checkTimer = this.settings.timers.setInterval(
+                () => [...this.hooks.values()].forEach(hook => hook.delivering && void hook.check()),
+                intervalMs,
+            );
         }
     }
 
@@ -191,7 +206,11 @@ export class HookRegistry {
         const hooks = [...this.hooks.values()];
         this.hooks.clear();
         this.limits.clear();
-        await Promise.all(hooks.map(hook => (alone && hook.delivering ? hook.send({ disconnect: true }).catch(() => undefined) : undefined)));
+        await Promise.all(
+            hooks
+                .filter(hook => alone && hook.delivering)
+                .map(hook => hook.send({ disconnect: true }).catch(() => undefined)),
+        );
         for (const hook of hooks) {
             hook.close();
             await hook.subscriptions.clear();
@@ -199,7 +218,16 @@ export class HookRegistry {
     }
 
     private create(user: string, url: string, method: HookMethod, secret: string | undefined): Hook {
-        return new Hook(user, url, method, secret, this.sourceFor(user), this.settings, dead => void this.drop(dead), (hook, event) => this.sent(hook, event));
+        return new Hook(
+            user,
+            url,
+            method,
+            secret,
+            this.sourceFor(user),
+            this.settings,
+            dead => void this.drop(dead),
+            (hook, event) => this.sent(hook, event),
+        );
     }
 
     private add(hook: Hook): void {
@@ -223,7 +251,9 @@ export class HookRegistry {
 
     /** Changed here: this instance's record is now the newest. */
     private touch(hook: Hook): void {
-        hook.at = nextAt(Math.max(hook.at, ...[...this.lists.values()].map(list => list.records.get(hook.key)?.at ?? 0)));
+        hook.at = nextAt(
+            Math.max(hook.at, ...[...this.lists.values()].map(list => list.records.get(hook.key)?.at ?? 0)),
+        );
         this.source.set(hook.key, this.self);
     }
 
@@ -256,7 +286,9 @@ export class HookRegistry {
 
     /** Follows the newest record of one hook, wherever it is. */
     private reconcile(key: string): void {
-        const records: HookRecord[] = [...this.lists].flatMap(([from, list]) => (list.records.has(key) ? [{ from, hook: list.records.get(key)! }] : []));
+        const records: HookRecord[] = [...this.lists].flatMap(([from, list]) =>
+            list.records.has(key) ? [{ from, hook: list.records.get(key)! }] : [],
+        );
         const live = this.hooks.get(key);
         if (live && this.source.get(key) === this.self) {
             records.push({ from: this.self, hook: recordOf(live) });
@@ -300,7 +332,11 @@ export class HookRegistry {
     /** Subscribes what the record names and nothing else. */
     private async follow(hook: Hook, record: StoredHook): Promise<void> {
         // a list stored by a version without the bound keeps its first MAX_PATTERNS
-        const wanted = new Map((Array.isArray(record.subscriptions) ? record.subscriptions : []).slice(0, MAX_PATTERNS).map(sub => [`${sub.kind}:${sub.pattern}`, sub]));
+        const wanted = new Map(
+            (Array.isArray(record.subscriptions) ? record.subscriptions : [])
+                .slice(0, MAX_PATTERNS)
+                .map(sub => [`${sub.kind}:${sub.pattern}`, sub]),
+        );
         for (const have of hook.subscriptions.list()) {
             const want = wanted.get(`${have.kind}:${have.pattern}`);
             if (want && sameFilter(want.filter ?? {}, have.filter)) {
@@ -311,7 +347,11 @@ export class HookRegistry {
         }
         for (const { kind, pattern, filter } of wanted.values()) {
             // one stored before patterns were bounded is dropped, the hook stays
-            await hook.subscriptions.add(kind, pattern, filter ?? {}).catch((err: Error) => this.problems.push(`URL hook ${record.url}: subscription ${pattern} dropped: ${err.message}`));
+            await hook.subscriptions
+                .add(kind, pattern, filter ?? {})
+                .catch((err: Error) =>
+                    this.problems.push(`URL hook ${record.url}: subscription ${pattern} dropped: ${err.message}`),
+                );
         }
     }
 

@@ -51,7 +51,9 @@ export function stateHookStore(storage: StoragePort, namespace: string, feed?: C
     return {
         async load() {
             const lists = new Map<string, { hooks: StoredHook[]; ts: number }>();
-            const states = feed ? ((await storage.getForeignStatesAsync('rest-api.*.hooks').catch(() => null)) ?? {}) : {};
+            const states = feed
+                ? ((await storage.getForeignStatesAsync('rest-api.*.hooks').catch(() => null)) ?? {})
+                : {};
             for (const [id, state] of Object.entries(states)) {
                 const other = LIST.exec(id)?.[1];
                 if (other && other !== namespace) {
@@ -64,7 +66,8 @@ export function stateHookStore(storage: StoragePort, namespace: string, feed?: C
             return lists;
         },
         save: hooks => write(`${namespace}.hooks`, 'URL hook subscriptions', hooks),
-        saveProgress: confirmed => write(`${namespace}.hookProgress`, 'URL hook deliveries confirmed, for the other instances', confirmed),
+        saveProgress: confirmed =>
+            write(`${namespace}.hookProgress`, 'URL hook deliveries confirmed, for the other instances', confirmed),
         async watch(listener) {
             if (!feed) {
                 return;
@@ -73,7 +76,11 @@ export function stateHookStore(storage: StoragePort, namespace: string, feed?: C
                 const other = LIST.exec(id)?.[1];
                 if (other && other !== namespace) {
                     // gone (deleted with its instance): an empty list, newer than anything read before
-                    listener.list(other, parsed<StoredHook[]>(state as ioBroker.State | null, []), (state as ioBroker.State | null)?.ts ?? Date.now());
+                    listener.list(
+                        other,
+                        parsed<StoredHook[]>(state as ioBroker.State | null, []),
+                        (state as ioBroker.State | null)?.ts ?? Date.now(),
+                    );
                 }
             });
             await feed.listen('state', 'rest-api.*.hookProgress', (id, state) => {

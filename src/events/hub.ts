@@ -94,7 +94,13 @@ export class Subscription {
 }
 
 /** Connects subscriptions to the reference-counted change feed. */
-export async function subscribe(feed: EventSource, sink: Sink, kind: ChangeKind, pattern: string, filter: Filter): Promise<Subscription> {
+export async function subscribe(
+    feed: EventSource,
+    sink: Sink,
+    kind: ChangeKind,
+    pattern: string,
+    filter: Filter,
+): Promise<Subscription> {
     const subscription = new Subscription(kind, pattern, filter, sink);
     subscription.release = await feed.listen(kind, pattern, (id, value) => subscription.offer(id, value));
     return subscription;
@@ -105,11 +111,18 @@ export const MAX_PATTERNS = 1000;
 
 /** 422 naming the parameter that would have gone beyond MAX_PATTERNS. */
 export function tooManyPatterns(params: string[]): HttpError {
-    return new HttpError('INVALID_PARAMS', `At most ${MAX_PATTERNS} patterns per polling session, URL hook or event stream`, {
-        context: {
-            details: params.map(param => ({ param, problem: `more than ${MAX_PATTERNS} patterns for one session, URL hook or stream; unsubscribe some first` })),
+    return new HttpError(
+        'INVALID_PARAMS',
+        `At most ${MAX_PATTERNS} patterns per polling session, URL hook or event stream`,
+        {
+            context: {
+                details: params.map(param => ({
+                    param,
+                    problem: `more than ${MAX_PATTERNS} patterns for one session, URL hook or stream; unsubscribe some first`,
+                })),
+            },
         },
-    });
+    );
 }
 
 /** A subscriber's patterns, at most MAX_PATTERNS: subscribing the same pattern again replaces its filter. */

@@ -10,7 +10,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { ChangeFeed, ChangeKind } from '../storage/change-feed';
-import { answerIdentities, reportsLoss, type Answer, type Handout, type PollingRegistry, type PollingSession, type PollingShare } from './polling';
+import {
+    answerIdentities,
+    reportsLoss,
+    type Answer,
+    type Handout,
+    type PollingRegistry,
+    type PollingSession,
+    type PollingShare,
+} from './polling';
 import type { Filter } from './hub';
 import type { Peers } from '../storage/peers';
 import type { StoragePort } from '../storage/port';
@@ -55,12 +63,25 @@ const DELIVERY_WAIT_MS = 1_000;
 
 function isSpec(value: unknown): value is SubscriptionSpec {
     const spec = value as SubscriptionSpec;
-    return !!spec && (spec.kind === 'state' || spec.kind === 'object') && typeof spec.pattern === 'string' && !!spec.filter && typeof spec.filter === 'object';
+    return (
+        !!spec &&
+        (spec.kind === 'state' || spec.kind === 'object') &&
+        typeof spec.pattern === 'string' &&
+        !!spec.filter &&
+        typeof spec.filter === 'object'
+    );
 }
 
 function isRecord(value: unknown): value is SessionRecord {
     const record = value as SessionRecord;
-    return !!record && typeof record.owner === 'string' && typeof record.sid === 'string' && typeof record.timeout === 'number' && Array.isArray(record.subs) && record.subs.every(isSpec);
+    return (
+        !!record &&
+        typeof record.owner === 'string' &&
+        typeof record.sid === 'string' &&
+        typeof record.timeout === 'number' &&
+        Array.isArray(record.subs) &&
+        record.subs.every(isSpec)
+    );
 }
 
 function isNote(value: unknown): value is Note {
@@ -81,7 +102,12 @@ function isNote(value: unknown): value is Note {
                 note.events.every(e => typeof e === 'string')
             );
         case 'delivered':
-            return typeof note.owner === 'string' && typeof note.sid === 'string' && typeof note.k === 'number' && typeof note.reached === 'boolean';
+            return (
+                typeof note.owner === 'string' &&
+                typeof note.sid === 'string' &&
+                typeof note.k === 'number' &&
+                typeof note.reached === 'boolean'
+            );
         case 'hello':
             return true;
         default:
@@ -105,7 +131,15 @@ export interface ShareOptions {
     timers: Timers;
 }
 
-export function sharePolling({ registry, storage, feed, namespace, peers, barrier, timers }: ShareOptions): PollingShare & { start(): Promise<void> } {
+export function sharePolling({
+    registry,
+    storage,
+    feed,
+    namespace,
+    peers,
+    barrier,
+    timers,
+}: ShareOptions): PollingShare & { start(): Promise<void> } {
     const id = `${namespace}.polling`;
     const warn = warnOnFailure(storage.log, 'Sharing a long-polling session with the other instances');
     const write = adminJsonState(storage, id, 'Long-polling sessions, shared by all rest-api instances');
@@ -136,7 +170,7 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
         new Promise<void>(resolve => {
             // kept three timeouts past the last poll: a session is collected after one and a half
             const ttl = Math.ceil((record.timeout * 3) / 1000);
-            storage.setSession(recordKey(record.owner, record.sid), ttl, record as unknown as Record<string, unknown>, err => {
+            void storage.setSession(recordKey(record.owner, record.sid), ttl, record, err => {
                 if (err) {
                     warn(err);
                 }
@@ -167,7 +201,11 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
         }
         for (const spec of wanted.values()) {
             const subscription = await session.subscriptions.add(spec.kind, spec.pattern, spec.filter);
-            if (spec.kind === 'state' && (spec.filter.onchange || spec.filter.delta !== undefined) && !spec.pattern.includes('*')) {
+            if (
+                spec.kind === 'state' &&
+                (spec.filter.onchange || spec.filter.delta !== undefined) &&
+                !spec.pattern.includes('*')
+            ) {
                 // the instance that took the subscription compares with the value of that moment: so does this copy
                 const state = await storage.getForeignStateAsync(spec.pattern).catch(() => null);
                 if (state) {
@@ -330,7 +368,13 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
                 // polled here only: the others' copies must not be collected, nor the record expire
                 toldAt.set(session, Date.now());
                 void writeRecord(recordOf(session));
-                void publish({ t: 'handed', owner: session.user, sid: session.sid, timeout: session.timeout, events: [] });
+                void publish({
+                    t: 'handed',
+                    owner: session.user,
+                    sid: session.sid,
+                    timeout: session.timeout,
+                    events: [],
+                });
             }
         },
 
@@ -342,7 +386,15 @@ export function sharePolling({ registry, storage, feed, namespace, peers, barrie
             }
             const k = ++answers;
             toldAt.set(session, Date.now());
-            await publish({ t: 'handed', owner: session.user, sid: session.sid, timeout: session.timeout, events, k, ...(lossReported ? { lossReported } : {}) });
+            await publish({
+                t: 'handed',
+                owner: session.user,
+                sid: session.sid,
+                timeout: session.timeout,
+                events,
+                k,
+                ...(lossReported ? { lossReported } : {}),
+            });
             return events.length ? { k, count: events.length } : undefined;
         },
 

@@ -334,7 +334,11 @@ export class PollingRegistry {
     async collect(now = Date.now()): Promise<void> {
         for (const [key, session] of [...this.sessions]) {
             // the awaits below let requests run: a session removed or replaced meanwhile is not ours to drop
-            if (this.sessions.get(key) === session && !session.hasWaiters() && now - session.lastSeen > session.timeout * 1.5) {
+            if (
+                this.sessions.get(key) === session &&
+                !session.hasWaiters() &&
+                now - session.lastSeen > session.timeout * 1.5
+            ) {
                 this.sessions.delete(key);
                 this.limits.closed(session.user);
                 await session.subscriptions.clear();

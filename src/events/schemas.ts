@@ -6,7 +6,10 @@ const anyObject = Type.Union([Type.Object({}, { additionalProperties: true }), T
 export const EVENT_BODY = Type.Union([
     Type.Object({ id: Type.String(), state: anyObject }, { description: 'A state changed (null: deleted)' }),
     Type.Object({ id: Type.String(), obj: anyObject }, { description: 'An object changed (null: deleted)' }),
-    Type.Object({ overflow: Type.Literal(true), dropped: Type.Optional(Type.Integer()) }, { description: 'Events were lost: the queue or replay buffer overflowed' }),
+    Type.Object(
+        { overflow: Type.Literal(true), dropped: Type.Optional(Type.Integer()) },
+        { description: 'Events were lost: the queue or replay buffer overflowed' },
+    ),
     Type.Object({ disconnect: Type.Literal(true) }, { description: 'The last event: the adapter stops' }),
     Type.Object({ test: Type.Literal(true) }, { description: 'URL hooks only: the validation and health check call' }),
 ]);

@@ -114,7 +114,11 @@ export class SseChannel implements Sink {
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
         // besides the count, bytes: large objects must not make 200 replay buffers large
-        this.replay = new BoundedQueue(replaySize, { max: MAX_REPLAY_BYTES, sizeOf: entry => entry.frame.length }, oldest => (this.floor = oldest.seq));
+        this.replay = new BoundedQueue(
+            replaySize,
+            { max: MAX_REPLAY_BYTES, sizeOf: entry => entry.frame.length },
+            oldest => (this.floor = oldest.seq),
+        );
     }
 
     async subscribe({ states, objects }: EventPatterns): Promise<void> {

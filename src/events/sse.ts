@@ -45,7 +45,10 @@ export class SseRegistry {
         private readonly limits: SseLimits = SSE_DEFAULTS,
         private readonly stats = new EventStats(),
     ) {
-        this.streams = new UserLimits({ perUser: limits.streamsPerUser, total: limits.streamsTotal }, { message: 'Too many event streams' });
+        this.streams = new UserLimits(
+            { perUser: limits.streamsPerUser, total: limits.streamsTotal },
+            { message: 'Too many event streams' },
+        );
     }
 
     /** Open event streams, of every user. */
@@ -54,7 +57,11 @@ export class SseRegistry {
     }
 
     /** Subscribes (or joins the channel) and answers the function that runs the stream once headers are out. */
-    async open(user: string, patterns: EventPatterns, { heartbeatMs, lastEventId, changedSince }: OpenOptions): Promise<(out: StreamWriter) => void> {
+    async open(
+        user: string,
+        patterns: EventPatterns,
+        { heartbeatMs, lastEventId, changedSince }: OpenOptions,
+    ): Promise<(out: StreamWriter) => void> {
         this.assertRoom(user);
         const key = channelKey(user, patterns);
         let channel = this.channels.get(key);
@@ -93,7 +100,11 @@ export class SseRegistry {
      * changed since its time (re-read, so another instance or a restart loses no change, only the
      * steps between), then what this channel delivered while they were read.
      */
-    private async missed(channel: SseChannel, lastEventId: string, changedSince: OpenOptions['changedSince']): Promise<string[]> {
+    private async missed(
+        channel: SseChannel,
+        lastEventId: string,
+        changedSince: OpenOptions['changedSince'],
+    ): Promise<string[]> {
         const resume = channel.resume(lastEventId);
         if (resume.since === undefined || !changedSince) {
             return resume.frames;
@@ -141,7 +152,8 @@ export class SseRegistry {
     private makeRoom(user: string): void {
         const all = [...this.channels];
         const mine = all.filter(([, channel]) => channel.user === user);
-        const crowded = mine.length >= this.limits.streamsPerUser ? mine : all.length >= this.limits.streamsTotal ? all : [];
+        const crowded =
+            mine.length >= this.limits.streamsPerUser ? mine : all.length >= this.limits.streamsTotal ? all : [];
         if (!crowded.length) {
             return;
         }
@@ -163,7 +175,10 @@ export class SseRegistry {
 
     private startGrace(key: string, channel: SseChannel): void {
         this.timers.clearTimeout(channel.graceTimer);
-        channel.graceTimer = this.timers.setTimeout(() => !channel.streams.size && this.drop(key, channel), this.limits.graceMs);
+        channel.graceTimer = this.timers.setTimeout(
+            () => !channel.streams.size && this.drop(key, channel),
+            this.limits.graceMs,
+        );
     }
 
     private drop(key: string, channel: SseChannel): void {

@@ -33,7 +33,10 @@ export class UserLimits {
     assertRoom(user: string, context: Record<string, unknown> = {}): void {
         if (!this.hasRoom(user)) {
             const { message, retryAfterS } = this.refusal;
-            throw new HttpError('TOO_MANY_REQUESTS', message, { context, headers: retryAfterS ? { 'Retry-After': String(retryAfterS) } : undefined });
+            throw new HttpError('TOO_MANY_REQUESTS', message, {
+                context,
+                headers: retryAfterS ? { 'Retry-After': String(retryAfterS) } : undefined,
+            });
         }
     }
 

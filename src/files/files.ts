@@ -4,13 +4,21 @@ import { paramsError } from '../http/parse-params';
 import { NoResults } from '../http/schemas';
 import type { CallerData } from '../storage/data';
 
-export const metaIdParam = Type.String({ minLength: 1, description: 'Id of the meta object holding the files, e.g. vis.0 or 0_userdata.0' });
-
-export const binaryParam = Type.Optional(Type.Boolean({ description: 'Answer the raw bytes, with the file type as Content-Type' }));
-
-export const fileModeParam = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9a-fA-F]{1,4}$' })], {
-    description: 'File permissions: a number, or hex text as in ioBroker ("644" = 0x644)',
+export const metaIdParam = Type.String({
+    minLength: 1,
+    description: 'Id of the meta object holding the files, e.g. vis.0 or 0_userdata.0',
 });
+
+export const binaryParam = Type.Optional(
+    Type.Boolean({ description: 'Answer the raw bytes, with the file type as Content-Type' }),
+);
+
+export const fileModeParam = Type.Union(
+    [Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9a-fA-F]{1,4}$' })],
+    {
+        description: 'File permissions: a number, or hex text as in ioBroker ("644" = 0x644)',
+    },
+);
 
 /** The parameters of rename and renameFile. */
 export const renameParams = Type.Object({
@@ -22,7 +30,9 @@ export const renameParams = Type.Object({
 /** The parameters of readFile and readFile64. */
 export const readFileParams = Type.Object({
     adapter: metaIdParam,
-    fileName: Type.String({ description: 'Path inside the meta object, e.g. main/vis-views.json (a suffix ?binary means binary=true)' }),
+    fileName: Type.String({
+        description: 'Path inside the meta object, e.g. main/vis-views.json (a suffix ?binary means binary=true)',
+    }),
     binary: binaryParam,
 });
 
@@ -110,6 +120,7 @@ export function mimeTypeOf(fileName: string): string {
 }
 
 const PARENT_SEGMENT = /(^|[\\/])\.\.([\\/]|$)/;
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
 /** js-controller silently rewrites such names into other paths, so they never reach the storage. */
@@ -139,7 +150,12 @@ export interface StoredFile {
     mimeType: string;
 }
 
-export async function readStoredFile(data: CallerData, adapterName: string, fileName: string, context: Record<string, unknown> = {}): Promise<StoredFile> {
+export async function readStoredFile(
+    data: CallerData,
+    adapterName: string,
+    fileName: string,
+    context: Record<string, unknown> = {},
+): Promise<StoredFile> {
     const { file, mimeType } = await data.readFile(adapterName, fileName, context);
     return { data: file, mimeType: mimeType || mimeTypeOf(fileName) };
 }
@@ -168,7 +184,12 @@ function childOf(dir: string, child: string): string {
  * Deletes a file, or a folder with everything below it; every level runs with the caller's rights.
  * Answers false when there was nothing to delete.
  */
-export async function unlinkRecursive(data: CallerData, adapterName: string, name: string, context: Record<string, unknown> = {}): Promise<boolean> {
+export async function unlinkRecursive(
+    data: CallerData,
+    adapterName: string,
+    name: string,
+    context: Record<string, unknown> = {},
+): Promise<boolean> {
     const entries = (await ignoreMissing(data.readDir(adapterName, name, context))) ?? [];
     for (const entry of entries) {
         await unlinkRecursive(data, adapterName, childOf(name, entry.file), context);
@@ -178,7 +199,12 @@ export async function unlinkRecursive(data: CallerData, adapterName: string, nam
 }
 
 /** Renames a file, or a folder entry by entry; every level runs with the caller's rights. */
-export async function renameRecursive(data: CallerData, adapterName: string, oldName: string, newName: string): Promise<void> {
+export async function renameRecursive(
+    data: CallerData,
+    adapterName: string,
+    oldName: string,
+    newName: string,
+): Promise<void> {
     const entries = (await ignoreMissing(data.readDir(adapterName, oldName))) ?? [];
     for (const entry of entries) {
         await renameRecursive(data, adapterName, childOf(oldName, entry.file), childOf(newName, entry.file));

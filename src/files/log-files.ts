@@ -19,7 +19,9 @@ export function logFolders(): Map<string, string> {
     const root = join(utils.controllerDir, '..', '..');
     // iobroker.json lives in the data dir (IOBROKER_DATA_DIR when set); js-controller's own lookup
     // would need its common-db package, which an installed adapter does not depend on
-    const config = JSON.parse(readFileSync(join(utils.getAbsoluteDefaultDataDir(), 'iobroker.json'), 'utf8')) as { log?: { transport?: Record<string, FileTransport> } };
+    const config = JSON.parse(readFileSync(join(utils.getAbsoluteDefaultDataDir(), 'iobroker.json'), 'utf8')) as {
+        log?: { transport?: Record<string, FileTransport> };
+    };
     const transports = config.log?.transport ?? {};
     const folders = new Map<string, string>();
     for (const [name, transport] of Object.entries(transports)) {
@@ -86,7 +88,13 @@ function toBuffer(data: unknown): Buffer | undefined {
 }
 
 /** A log file of a host, read by its js-controller (`getLogFile`), or undefined when it has none. */
-export async function readHostLogFile(ctx: RequestContext, host: string, transport: string, filename: string): Promise<Buffer | undefined> {
-    const reply = (await sendToHost(ctx, host, 'getLogFile', { filename, transport }, HOST_LOG_TIMEOUT_MS)) as { data?: unknown; error?: unknown } | undefined;
+export async function readHostLogFile(
+    ctx: RequestContext,
+    host: string,
+    transport: string,
+    filename: string,
+): Promise<Buffer | undefined> {
+    const reply = (await sendToHost(ctx, host, 'getLogFile', { filename, transport }, HOST_LOG_TIMEOUT_MS)) as
+        { data?: unknown; error?: unknown } | undefined;
     return reply?.error ? undefined : toBuffer(reply?.data);
 }

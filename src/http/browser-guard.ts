@@ -27,7 +27,9 @@ export function isBrowserRequest(req: IncomingMessage): boolean {
 /** The names under which this machine may be reached by name: localhost, its host name and short form, `allowedHosts`. */
 export function ownHostNames(config: Config, machine = hostname()): Set<string> {
     const name = machine.toLowerCase();
-    return new Set(['localhost', name, name.split('.')[0], ...config.allowedHosts.map(h => h.toLowerCase())].filter(Boolean));
+    return new Set(
+        ['localhost', name, name.split('.')[0], ...config.allowedHosts.map(h => h.toLowerCase())].filter(Boolean),
+    );
 }
 
 /** The host part of a Host header, without port; an IPv6 literal keeps its brackets. */
@@ -73,7 +75,10 @@ export function createBrowserGuard(config: Config, rules: { writes: boolean; hos
     return {
         checkHost(req) {
             if (rules.hosts && !isOwnHost(req.headers.host, names)) {
-                throw new HttpError('FORBIDDEN', `Host ${String(req.headers.host ?? '')} is not allowed for browser requests: add it to allowedHosts`);
+                throw new HttpError(
+                    'FORBIDDEN',
+                    `Host ${String(req.headers.host ?? '')} is not allowed for browser requests: add it to allowedHosts`,
+                );
             }
         },
         checkWrite(req) {

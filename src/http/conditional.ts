@@ -133,7 +133,11 @@ export function preconditionOf(headers: IncomingHttpHeaders): Precondition | und
  * The answer names the current ETag, so the client can read again and retry; the caller has
  * already been checked for its right to read it.
  */
-export function assertPrecondition(precondition: Precondition | undefined, current: string | undefined, context: Record<string, unknown> = {}): void {
+export function assertPrecondition(
+    precondition: Precondition | undefined,
+    current: string | undefined,
+    context: Record<string, unknown> = {},
+): void {
     if (!precondition) {
         return;
     }
@@ -149,6 +153,9 @@ export function assertPrecondition(precondition: Precondition | undefined, curre
         holds = current === undefined || (tags !== '*' && !tags.some(tag => opaque(tag) === opaque(current)));
     }
     if (!holds) {
-        throw new HttpError('PRECONDITION_FAILED', 'Precondition failed: the stored version differs', { context, headers: current ? { ETag: current } : {} });
+        throw new HttpError('PRECONDITION_FAILED', 'Precondition failed: the stored version differs', {
+            context,
+            headers: current ? { ETag: current } : {},
+        });
     }
 }

@@ -15,7 +15,11 @@ const ANY_ORIGIN = Object.freeze({ 'Access-Control-Allow-Origin': '*' });
 export function applyCors(req: IncomingMessage, res: ServerResponse, config: Config): boolean {
     const origin = req.headers.origin;
     // given to send() rather than res.setHeader: a header set ahead makes Node merge every later one by one
-    const headers = !config.corsOrigins.length ? ANY_ORIGIN : origin && config.corsOrigins.includes(origin) ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' } : undefined;
+    const headers = !config.corsOrigins.length
+        ? ANY_ORIGIN
+        : origin && config.corsOrigins.includes(origin)
+          ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
+          : undefined;
     if (req.method !== 'OPTIONS' || !req.headers['access-control-request-method']) {
         if (headers) {
             setAnswerHeaders(res, headers);

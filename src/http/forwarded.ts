@@ -23,7 +23,8 @@ export interface Forwarding {
 }
 
 const MAX_HOST = 255;
-const HOST = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+const HOST =
+    /^(?:[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /** A host (name or address literal, optional port) as a Host header may carry it, or undefined. */
 export function validHost(text: string | undefined): string | undefined {
@@ -168,7 +169,10 @@ export function createForwarding(options: ProxyOptions): Forwarding | undefined 
             } else if (typeof headers.forwarded === 'string') {
                 // unreadable: as if the proxy had sent nothing
                 const elements = parseForwarded(headers.forwarded) ?? [];
-                const found = client(elements.map(e => e.for ?? ''), peer);
+                const found = client(
+                    elements.map(e => e.for ?? ''),
+                    peer,
+                );
                 address = found.address;
                 // proto and host of the proxy that saw the client, never of what the client itself sent before it
                 const element = elements[Math.min(found.index, elements.length - 1)] ?? {};
@@ -180,7 +184,7 @@ export function createForwarding(options: ProxyOptions): Forwarding | undefined 
             }
             const prefix = validPrefix(nearest(headers['x-forwarded-prefix']));
             const scheme = proto ?? ((req.socket as TLSSocket).encrypted ? 'https' : 'http');
-            const origin = proto || host ? ((host ??= validHost(headers.host)) && `${scheme}://${host}`) : undefined;
+            const origin = proto || host ? (host ??= validHost(headers.host)) && `${scheme}://${host}` : undefined;
             return { address, origin, prefix };
         },
     };

@@ -13,7 +13,6 @@ if (!FormatRegistry.Has('password')) {
 /** Raw request values: strings from the query (`null` for a bare `?key`), JSON types from a body. */
 export type RawParams = Record<string, unknown>;
 
-
 function kindsOf(schema: TSchema): Set<string> {
     const kinds = new Set<string>();
     const visit = (s: TSchema): void => {
@@ -49,7 +48,13 @@ function coerce(name: string, value: unknown, kinds: Set<string>, fromBody: bool
         // a bare `?binary` is a flag; other bare keys count as "not given"
         return kinds.has('boolean') ? true : kinds.has('null') ? null : undefined;
     }
-    if (typeof value === 'number' && fromBody && kinds.has('boolean') && !kinds.has('number') && (value === 0 || value === 1)) {
+    if (
+        typeof value === 'number' &&
+        fromBody &&
+        kinds.has('boolean') &&
+        !kinds.has('number') &&
+        (value === 0 || value === 1)
+    ) {
         // 1 and 0 are the boolean words of the query; a JSON body may send them as numbers
         return value === 1;
     }
@@ -140,7 +145,11 @@ function quote(names: string[]): string {
 }
 
 /** `bodyKeys`: which raw values came from a JSON body (`all` for a body alone), where null means null, not a bare flag. */
-export function parseParams(compiled: CompiledParams, raw: RawParams, bodyKeys?: ReadonlySet<string> | 'all'): Record<string, unknown> {
+export function parseParams(
+    compiled: CompiledParams,
+    raw: RawParams,
+    bodyKeys?: ReadonlySet<string> | 'all',
+): Record<string, unknown> {
     const { schema, names, kinds, required, check } = compiled;
     const out: Record<string, unknown> = {};
     const problems: ParamProblem[] = [];
@@ -155,7 +164,10 @@ export function parseParams(compiled: CompiledParams, raw: RawParams, bodyKeys?:
             // 4.0.2 read these timeouts as parseInt(x) || default and capped them: garbage counts as
             // not given, and a value outside the schema's bounds becomes the nearest bound
             // (0 too: `parseInt('0') || default` is the default)
-            value = typeof value === 'number' && Number.isFinite(value) && Math.trunc(value) !== 0 ? Math.min(prop.maximum ?? Infinity, Math.max(prop.minimum ?? -Infinity, Math.trunc(value))) : undefined;
+            value =
+                typeof value === 'number' && Number.isFinite(value) && Math.trunc(value) !== 0
+                    ? Math.min(prop.maximum ?? Infinity, Math.max(prop.minimum ?? -Infinity, Math.trunc(value)))
+                    : undefined;
         }
         if (value === undefined && prop.default !== undefined) {
             value = structuredClone(prop.default);

@@ -49,9 +49,11 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
 
 export function tooLarge(limit: number): HttpError {
     // the connection is closed after the answer so the client stops sending
-    return new HttpError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`, { headers: {
-        Connection: 'close',
-    } });
+    return new HttpError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`, {
+        headers: {
+            Connection: 'close',
+        },
+    });
 }
 
 function isJsonType(type: string): boolean {

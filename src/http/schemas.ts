@@ -3,7 +3,14 @@ import { Type, type TSchema } from '@sinclair/typebox';
 /** Any JSON value; text in the query that starts with `{` or `[` is parsed as JSON. */
 export function anyJson(description: string): TSchema {
     return Type.Union(
-        [Type.Object({}, { additionalProperties: true }), Type.Array(Type.Unknown()), Type.String(), Type.Number(), Type.Boolean(), Type.Null()],
+        [
+            Type.Object({}, { additionalProperties: true }),
+            Type.Array(Type.Unknown()),
+            Type.String(),
+            Type.Number(),
+            Type.Boolean(),
+            Type.Null(),
+        ],
         { description },
     );
 }
@@ -44,14 +51,18 @@ export const StateSchema = Type.Object(
     {
         additionalProperties: true,
         title: 'State',
-        examples: [{ val: 21.5, ack: true, ts: 1795400000000, lc: 1795399000000, from: 'system.adapter.hm-rpc.0', q: 0 }],
+        examples: [
+            { val: 21.5, ack: true, ts: 1795400000000, lc: 1795399000000, from: 'system.adapter.hm-rpc.0', q: 0 },
+        ],
     },
 );
 
 export const ObjectSchema = Type.Object(
     {
         _id: Type.String(),
-        type: Type.String({ description: 'state, channel, device, folder, enum, instance, adapter, meta, user, group, …' }),
+        type: Type.String({
+            description: 'state, channel, device, folder, enum, instance, adapter, meta, user, group, …',
+        }),
         common: Type.Optional(FreeObject),
         native: Type.Optional(FreeObject),
         acl: Type.Optional(FreeObject),
@@ -63,7 +74,14 @@ export const ObjectSchema = Type.Object(
             {
                 _id: '0_userdata.0.temperature',
                 type: 'state',
-                common: { name: 'Temperature', type: 'number', role: 'value.temperature', unit: '°C', read: true, write: false },
+                common: {
+                    name: 'Temperature',
+                    type: 'number',
+                    role: 'value.temperature',
+                    unit: '°C',
+                    read: true,
+                    write: false,
+                },
                 native: {},
             },
         ],
@@ -72,7 +90,12 @@ export const ObjectSchema = Type.Object(
 
 /** An object as written: what the client sent, `_id` not always among it. */
 export const WrittenObjectSchema = Type.Object(
-    { _id: Type.Optional(Type.String()), type: Type.String(), common: Type.Optional(FreeObject), native: Type.Optional(FreeObject) },
+    {
+        _id: Type.Optional(Type.String()),
+        type: Type.String(),
+        common: Type.Optional(FreeObject),
+        native: Type.Optional(FreeObject),
+    },
     { additionalProperties: true, title: 'WrittenObject' },
 );
 
@@ -86,7 +109,9 @@ export const NoResults = Type.Array(Type.Unknown(), { maxItems: 0, description: 
 export const ErrorSchema = Type.Object(
     {
         error: Type.String({ description: 'What went wrong' }),
-        details: Type.Optional(Type.Array(FreeObject, { description: 'One entry per parameter problem: {param, problem}' })),
+        details: Type.Optional(
+            Type.Array(FreeObject, { description: 'One entry per parameter problem: {param, problem}' }),
+        ),
     },
     { additionalProperties: true, title: 'Error', examples: [{ error: 'permissionError' }] },
 );
@@ -98,11 +123,26 @@ export const ListedObject = Type.Partial(ObjectSchema, { title: 'ListedObject' }
 
 /** One answer of `GET /v1/state/{stateId}`: the state with its `id` (only `id` when it has no value yet); with withInfo merged with its object. */
 export const StateEntrySchema = Type.Object(
-    { id: Type.String(), val: Type.Optional(Type.Unknown()), ack: Type.Optional(Type.Boolean()), ts: Type.Optional(Type.Number()) },
+    {
+        id: Type.String(),
+        val: Type.Optional(Type.Unknown()),
+        ack: Type.Optional(Type.Boolean()),
+        ts: Type.Optional(Type.Number()),
+    },
     {
         additionalProperties: true,
         title: 'StateEntry',
-        examples: [{ id: '0_userdata.0.temperature', val: 21.5, ack: true, ts: 1795400000000, lc: 1795399000000, from: 'system.adapter.hm-rpc.0', q: 0 }],
+        examples: [
+            {
+                id: '0_userdata.0.temperature',
+                val: 21.5,
+                ack: true,
+                ts: 1795400000000,
+                lc: 1795399000000,
+                from: 'system.adapter.hm-rpc.0',
+                q: 0,
+            },
+        ],
     },
 );
 
@@ -116,5 +156,12 @@ export function json(schema: TSchema, description: string): { description: strin
  * TypeBox's Tuple writes the older `items: [...]` form.
  */
 export function tuple<T extends TSchema[]>(items: [...T], required: number, description: string): TSchema {
-    return Type.Unsafe({ type: 'array', prefixItems: items, items: {}, minItems: required, maxItems: items.length, description });
+    return Type.Unsafe({
+        type: 'array',
+        prefixItems: items,
+        items: {},
+        minItems: required,
+        maxItems: items.length,
+        description,
+    });
 }

@@ -2,7 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inertHeaders } from './active-content';
 import { bodyTag, NO_CACHE, notModified, validatorHeaders, type Validator } from './conditional';
 import { toErrorBody } from './http-error';
-import { dictionaryHash, dictionaryText, STREAM_FROM_ENTRIES, writeDictionary, type DictionaryBody } from './stream-json';
+import {
+    dictionaryHash,
+    dictionaryText,
+    STREAM_FROM_ENTRIES,
+    writeDictionary,
+    type DictionaryBody,
+} from './stream-json';
 
 /** The writing end of a streamed answer (server-sent events). */
 export interface StreamWriter {
@@ -60,7 +66,12 @@ export class Reply {
      * A listing `{id: value}`, optionally inside an envelope (`{"error":null,"result":<here>}` is
      * `before` = `{"error":null,"result":`, `after` = `}`). Large ones are written while serialised.
      */
-    static dictionary(entries: Record<string, unknown>, headers?: Record<string, string>, before = '', after = ''): Reply {
+    static dictionary(
+        entries: Record<string, unknown>,
+        headers?: Record<string, string>,
+        before = '',
+        after = '',
+    ): Reply {
         const body: DictionaryBody = { entries, before, after };
         return new Reply(200, body, 'dictionary', headers);
     }
@@ -152,7 +163,10 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
     if (validator !== undefined && validator !== 'body' && unchanged(req, res, validator, headers)) {
         return;
     }
-    if (reply.kind === 'dictionary' && Object.keys((reply.body as DictionaryBody).entries).length > STREAM_FROM_ENTRIES) {
+    if (
+        reply.kind === 'dictionary' &&
+        Object.keys((reply.body as DictionaryBody).entries).length > STREAM_FROM_ENTRIES
+    ) {
         return sendDictionary(req, res, reply, headers);
     }
     let payload: string | Buffer | undefined;
@@ -175,7 +189,12 @@ export function send(req: IncomingMessage, res: ServerResponse, reply: Reply): v
 }
 
 /** Adds the validator headers; answers 304 (no body, no content headers) and says so when the reader has this version. */
-function unchanged(req: IncomingMessage, res: ServerResponse, validator: Validator, headers: Record<string, string | number>): boolean {
+function unchanged(
+    req: IncomingMessage,
+    res: ServerResponse,
+    validator: Validator,
+    headers: Record<string, string | number>,
+): boolean {
     validatorHeaders(validator, headers);
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !notModified(req.headers, validator)) {
         return false;
@@ -228,9 +247,17 @@ function sendLater(req: IncomingMessage, res: ServerResponse, wait: LaterAnswer)
 }
 
 /** A large listing, chunked: no Content-Length, since the length is known only at the end. */
-function sendDictionary(req: IncomingMessage, res: ServerResponse, reply: Reply, headers: Record<string, string | number>): void {
+function sendDictionary(
+    req: IncomingMessage,
+    res: ServerResponse,
+    reply: Reply,
+    headers: Record<string, string | number>,
+): void {
     // hashed as it would be written, without holding the whole text
-    if (reply.validator === 'body' && unchanged(req, res, { etag: dictionaryHash(reply.body as DictionaryBody) }, headers)) {
+    if (
+        reply.validator === 'body' &&
+        unchanged(req, res, { etag: dictionaryHash(reply.body as DictionaryBody) }, headers)
+    ) {
         return;
     }
     res.writeHead(reply.status, { ...headers, 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': NOSNIFF });
@@ -245,7 +272,11 @@ function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): vo
     const { start, signal } = reply.body as StreamBody;
     const writable = !res.headersSent && !res.destroyed;
     if (writable) {
-        res.writeHead(reply.status, { 'Cache-Control': NO_CACHE, ...headersOf(res, reply.headers), 'X-Content-Type-Options': NOSNIFF });
+        res.writeHead(reply.status, {
+            'Cache-Control': NO_CACHE,
+            ...headersOf(res, reply.headers),
+            'X-Content-Type-Options': NOSNIFF,
+        });
         if (req.method === 'HEAD') {
             res.end();
         } else {
@@ -269,7 +300,12 @@ function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): vo
     });
 }
 
-export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, extra?: Record<string, unknown>): void {
+export function sendError(
+    req: IncomingMessage,
+    res: ServerResponse,
+    err: unknown,
+    extra?: Record<string, unknown>,
+): void {
     const { status, body } = toErrorBody(err);
     const headers = (err as { headers?: Record<string, string> })?.headers ?? {};
     send(req, res, Reply.json(extra ? { ...body, ...extra } : body, status, headers));

@@ -1,4 +1,10 @@
-import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+    createServer as createHttpServer,
+    STATUS_CODES,
+    type IncomingMessage,
+    type Server,
+    type ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Config } from '../config';
@@ -20,7 +26,10 @@ export function createServer(config: Config, listener: Listener, certificates?: 
         keepAliveTimeout: 5_000,
         connectionsCheckingInterval: Math.min(5_000, config.headersTimeout / 2),
     };
-    const server = config.secure && certificates ? createHttpsServer({ ...options, ...certificates }, listener) : createHttpServer(options, listener);
+    const server =
+        config.secure && certificates
+            ? createHttpsServer({ ...options, ...certificates }, listener)
+            : createHttpServer(options, listener);
     server.on('clientError', answerClientError);
     return server;
 }
@@ -34,7 +43,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = JSON.stringify({ error: STATUS_CODES[status] });
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
 }
 
 /**
@@ -63,7 +74,11 @@ export function listen(server: Server, port: number, bind: string): Promise<void
 export function close(server: Server, graceMs = 1000): Promise<void> {
     return new Promise(resolve => {
         const grace = new AbortController();
-        AbortSignal.any([AbortSignal.timeout(graceMs), grace.signal]).addEventListener('abort', () => grace.signal.aborted || server.closeAllConnections(), { once: true });
+        AbortSignal.any([AbortSignal.timeout(graceMs), grace.signal]).addEventListener(
+            'abort',
+            () => grace.signal.aborted || server.closeAllConnections(),
+            { once: true },
+        );
         server.close(() => {
             grace.abort();
             resolve();

@@ -8,7 +8,8 @@ export const PACKAGE_ROOT = join(__dirname, '..', '..', '..');
 export const DOCS_PAGE_DIR = join(PACKAGE_ROOT, 'docs-page');
 export const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
 
-const versionOf = (dir: string): string => (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+const versionOf = (dir: string): string =>
+    (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * The version in the path of the docs page's assets: ours (docs-page/) and swagger-ui-dist's. An

@@ -13,7 +13,11 @@ interface HistoryCaller extends Messenger {
 export const HISTORY_TIMEOUT_MS = 20_000;
 
 /** The history instance: explicit, else the configured `dataSource`, else the system default. */
-export async function historyInstance(ctx: HistoryCaller, explicit?: string, context: Record<string, unknown> = {}): Promise<string> {
+export async function historyInstance(
+    ctx: HistoryCaller,
+    explicit?: string,
+    context: Record<string, unknown> = {},
+): Promise<string> {
     let name = explicit || ctx.meta.config.dataSource;
     if (!name) {
         const config = await ctx.data.adapterObject('system.config', context);
@@ -35,10 +39,19 @@ export interface HistoryAnswer {
 }
 
 /** Asks the history instance for values of one state; the caller must be allowed to read that state. */
-export async function readHistory(ctx: HistoryCaller, id: string, options: Record<string, unknown>, context: Record<string, unknown> = {}): Promise<HistoryAnswer> {
+export async function readHistory(
+    ctx: HistoryCaller,
+    id: string,
+    options: Record<string, unknown>,
+    context: Record<string, unknown> = {},
+): Promise<HistoryAnswer> {
     // the read rule of a single state read, which 4.0.2 skipped for history
     await ctx.data.assertMayReadState(id);
-    const instance = await historyInstance(ctx, typeof options.instance === 'string' ? options.instance : undefined, context);
+    const instance = await historyInstance(
+        ctx,
+        typeof options.instance === 'string' ? options.instance : undefined,
+        context,
+    );
     const now = Date.now();
     const query = {
         aggregate: 'none',
@@ -48,7 +61,9 @@ export async function readHistory(ctx: HistoryCaller, id: string, options: Recor
         instance,
         user: ctx.user,
     };
-    return ((await sendToInstance(ctx, instance, 'getHistory', { id, options: query }, HISTORY_TIMEOUT_MS, context)) ?? {}) as HistoryAnswer;
+    return (
+        (await sendToInstance(ctx, instance, 'getHistory', { id, options: query }, HISTORY_TIMEOUT_MS, context)) ?? {}
+    );
 }
 
 type OptionKind = 'number' | 'flag' | 'text';
@@ -76,12 +91,27 @@ const HISTORY_OPTIONS: Record<string, OptionKind> = {
 /** The fields of a value for `storeState` besides `val`. */
 const STATE_FIELDS: Record<string, OptionKind> = { ts: 'number', q: 'number', ack: 'flag', from: 'text' };
 
-export const AGGREGATES = ['minmax', 'max', 'min', 'average', 'total', 'count', 'percentile', 'quantile', 'integral', 'none'];
+export const AGGREGATES = [
+    'minmax',
+    'max',
+    'min',
+    'average',
+    'total',
+    'count',
+    'percentile',
+    'quantile',
+    'integral',
+    'none',
+];
 
 const given = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
 
 /** Picks the known keys from query text or a JSON body, converted to their kind; unknown keys are dropped. */
-function pickOptions(raw: Record<string, unknown>, kinds: Record<string, OptionKind>, problems: ParamProblem[]): Record<string, unknown> {
+function pickOptions(
+    raw: Record<string, unknown>,
+    kinds: Record<string, OptionKind>,
+    problems: ParamProblem[],
+): Record<string, unknown> {
     const options: Record<string, unknown> = {};
     for (const [key, kind] of Object.entries(kinds).filter(([k]) => given(raw[k]))) {
         const value = raw[key];
@@ -129,7 +159,12 @@ export function historyState(raw: Record<string, unknown>, val: unknown): Record
 }
 
 /** Hands one value to the history instance (`storeState`); the caller must be allowed to write the state. */
-export async function storeState(ctx: HistoryCaller, id: string, state: Record<string, unknown>, context: Record<string, unknown> = {}): Promise<unknown> {
+export async function storeState(
+    ctx: HistoryCaller,
+    id: string,
+    state: Record<string, unknown>,
+    context: Record<string, unknown> = {},
+): Promise<unknown> {
     await ctx.data.assertMayWriteState(id);
     const instance = await historyInstance(ctx, undefined, context);
     const answer = await sendToInstance(ctx, instance, 'storeState', { id, state }, HISTORY_TIMEOUT_MS, context);

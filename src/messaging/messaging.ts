@@ -13,9 +13,16 @@ export interface Messenger {
 export const DEFAULT_MESSAGE_TIMEOUT_MS = 10_000;
 export const MAX_MESSAGE_TIMEOUT_MS = 120_000;
 
-function withTimeout<T>(timers: Timers, start: (done: (value: T) => void) => void, timeoutMs: number, what: string): Promise<T> {
+function withTimeout<T>(
+    timers: Timers,
+    start: (done: (value: T) => void) => void,
+    timeoutMs: number,
+    what: string,
+): Promise<T> {
     return new Promise((resolve, reject) => {
-        const cancel = deadline(timers, timeoutMs, () => reject(new HttpError('TIMEOUT', `timeout: no answer from ${what} within ${timeoutMs} ms`)));
+        const cancel = deadline(timers, timeoutMs, () =>
+            reject(new HttpError('TIMEOUT', `timeout: no answer from ${what} within ${timeoutMs} ms`)),
+        );
         // a late answer after the timeout is dropped: the promise is already settled
         start(value => {
             cancel();
@@ -28,13 +35,19 @@ function withTimeout<T>(timers: Timers, start: (done: (value: T) => void) => voi
 export function instanceName(raw: string): string {
     const name = raw.replace(/^system\.adapter\./, '');
     if (!/^[a-z0-9_-]+\.\d+$/i.test(name)) {
-        throw new HttpError('INVALID_PARAMS', `"${raw}" is not an instance name like "history.0"`, { context: { instance: raw } });
+        throw new HttpError('INVALID_PARAMS', `"${raw}" is not an instance name like "history.0"`, {
+            context: { instance: raw },
+        });
     }
     return name;
 }
 
 /** Fails fast with a clear error when the instance does not exist or does not run. */
-export async function assertInstanceAlive(ctx: Messenger, name: string, context: Record<string, unknown> = {}): Promise<void> {
+export async function assertInstanceAlive(
+    ctx: Messenger,
+    name: string,
+    context: Record<string, unknown> = {},
+): Promise<void> {
     const obj = await ctx.data.adapterObject(`system.adapter.${name}`, context);
     if (!obj || (obj.type as string) !== 'instance') {
         throw new HttpError('NOT_FOUND', 'instance not found', { context: { instance: name } });
@@ -46,9 +59,24 @@ export async function assertInstanceAlive(ctx: Messenger, name: string, context:
 }
 
 /** The history adapters' (history, sql, influxdb) messages that only read. */
-const HISTORY_READS = new Set(['getHistory', 'getEnabledDPs', 'getDpOverview', 'getCounter', 'features', 'checkFeatureSupported']);
+const HISTORY_READS = new Set([
+    'getHistory',
+    'getEnabledDPs',
+    'getDpOverview',
+    'getCounter',
+    'features',
+    'checkFeatureSupported',
+]);
 /** Their messages that change stored values or settings of the states they name. */
-const HISTORY_WRITES = new Set(['storeState', 'delete', 'deleteAll', 'deleteRange', 'update', 'enableHistory', 'disableHistory']);
+const HISTORY_WRITES = new Set([
+    'storeState',
+    'delete',
+    'deleteAll',
+    'deleteRange',
+    'update',
+    'enableHistory',
+    'disableHistory',
+]);
 
 /**
  * A message to a history instance: reads need read rights on every state they name (as `getHistory`
@@ -56,8 +84,14 @@ const HISTORY_WRITES = new Set(['storeState', 'delete', 'deleteAll', 'deleteRang
  * Anything else (raw database queries, `stopInstance`, ...) reaches past every state's ACL: only
  * administrators send it.
  */
-export async function assertMessageAllowed(ctx: Messenger, name: string, command: string, message: unknown): Promise<void> {
-    const common = (await ctx.data.adapterObject(`system.adapter.${name}`))?.common as { getHistory?: boolean; type?: string } | undefined;
+export async function assertMessageAllowed(
+    ctx: Messenger,
+    name: string,
+    command: string,
+    message: unknown,
+): Promise<void> {
+    const common = (await ctx.data.adapterObject(`system.adapter.${name}`))?.common as
+        { getHistory?: boolean; type?: string } | undefined;
     if (!common?.getHistory && common?.type !== 'storage') {
         return;
     }
@@ -68,7 +102,11 @@ export async function assertMessageAllowed(ctx: Messenger, name: string, command
         }
     } else if (HISTORY_WRITES.has(command)) {
         if (!ids.length) {
-            throw new HttpError('INVALID_PARAMS', `${command} to a history instance must name the states it changes (id)`, { context: { instance: name } });
+            throw new HttpError(
+                'INVALID_PARAMS',
+                `${command} to a history instance must name the states it changes (id)`,
+                { context: { instance: name } },
+            );
         }
         for (const id of ids) {
             await ctx.data.assertMayWriteState(id);
@@ -94,7 +132,14 @@ function namedIds(message: unknown): string[] {
 }
 
 /** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */
-export function sendToInstance(ctx: Messenger, name: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS, context: Record<string, unknown> = {}): Promise<unknown> {
+export function sendToInstance(
+    ctx: Messenger,
+    name: string,
+    command: string,
+    message: unknown,
+    timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS,
+    context: Record<string, unknown> = {},
+): Promise<unknown> {
     return withTimeout(
         ctx.meta.timers,
         done => ctx.data.sendTo(name, command, message, done, { timeout: timeoutMs + 1000 }, context),
@@ -104,11 +149,19 @@ export function sendToInstance(ctx: Messenger, name: string, command: string, me
 }
 
 /** The host running js-controller answers host commands; without one (`npm start`) this fails fast. */
-export async function sendToHost(ctx: Messenger, host: string, command: string, message: unknown, timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS): Promise<unknown> {
+export async function sendToHost(
+    ctx: Messenger,
+    host: string,
+    command: string,
+    message: unknown,
+    timeoutMs = DEFAULT_MESSAGE_TIMEOUT_MS,
+): Promise<unknown> {
     const id = host.startsWith('system.host.') ? host : `system.host.${host}`;
     const alive = await ctx.data.adapterState(`${id}.alive`);
     if (!alive?.val) {
-        throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, { context: { host } });
+        throw new HttpError('UNAVAILABLE', `host ${id.slice('system.host.'.length)} is not running`, {
+            context: { host },
+        });
     }
     return withTimeout(ctx.meta.timers, done => ctx.data.sendToHost(id, command, message, done), timeoutMs, id);
 }

@@ -27,22 +27,40 @@ function parseUrl(text: string): URL {
 
 function once(url: URL, options: GetOptions): Promise<{ res: IncomingMessage; body: Buffer }> {
     return new Promise((resolve, reject) => {
-        const req = guardedRequest(url, options.targets, { ...urlToHttpOptions(url), method: 'GET', timeout: options.timeoutMs }, res => {
-            const chunks: Buffer[] = [];
-            let size = 0;
-            res.on('data', (chunk: Buffer) => {
-                size += chunk.length;
-                if (size > options.maxBytes) {
-                    req.destroy(new HttpError('PAYLOAD_TOO_LARGE', `The answer is larger than ${options.maxBytes} bytes`));
-                    return;
-                }
-                chunks.push(chunk);
-            });
-            res.on('end', () => resolve({ res, body: Buffer.concat(chunks) }));
-            res.on('error', reject);
-        });
-        req.on('timeout', () => req.destroy(new HttpError('TIMEOUT', `timeout: ${url.host} did not answer within ${options.timeoutMs} ms`)));
-        req.on('error', err => reject(err instanceof HttpError ? err : new HttpError('BAD_GATEWAY', `Request to ${url.host} failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`)));
+        const req = guardedRequest(
+            url,
+            options.targets,
+            { ...urlToHttpOptions(url), method: 'GET', timeout: options.timeoutMs },
+            res => {
+                const chunks: Buffer[] = [];
+                let size = 0;
+                res.on('data', (chunk: Buffer) => {
+                    size += chunk.length;
+                    if (size > options.maxBytes) {
+                        req.destroy(
+                            new HttpError('PAYLOAD_TOO_LARGE', `The answer is larger than ${options.maxBytes} bytes`),
+                        );
+                        return;
+                    }
+                    chunks.push(chunk);
+                });
+                res.on('end', () => resolve({ res, body: Buffer.concat(chunks) }));
+                res.on('error', reject);
+            },
+        );
+        req.on('timeout', () =>
+            req.destroy(new HttpError('TIMEOUT', `timeout: ${url.host} did not answer within ${options.timeoutMs} ms`)),
+        );
+        req.on('error', err =>
+            reject(
+                err instanceof HttpError
+                    ? err
+                    : new HttpError(
+                          'BAD_GATEWAY',
+                          `Request to ${url.host} failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`,
+                      ),
+            ),
+        );
         req.end();
     });
 }
@@ -60,6 +78,11 @@ export async function safeHttpGet(target: string, options: GetOptions): Promise<
         if (status >= 400) {
             throw new HttpError('BAD_GATEWAY', `Request failed with status code ${status}`, { context: { status } });
         }
-        return { status, statusText: res.statusMessage ?? '', contentType: res.headers['content-type'] ?? 'application/octet-stream', body };
+        return {
+            status,
+            statusText: res.statusMessage ?? '',
+            contentType: res.headers['content-type'] ?? 'application/octet-stream',
+            body,
+        };
     }
 }

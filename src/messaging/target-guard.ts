@@ -1,5 +1,11 @@
 import { lookup, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import {
+    Agent as HttpAgent,
+    request as httpRequest,
+    type ClientRequest,
+    type IncomingMessage,
+    type RequestOptions,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { HttpError } from '../http/http-error';
@@ -62,7 +68,11 @@ function refused(host: string, address: string, kind: AddressKind, policy: Targe
     return new HttpError('FORBIDDEN', `Target ${host} (${address}) is ${what}; the option ${policy.option} allows it`);
 }
 
-type Lookup = (hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void) => void;
+type Lookup = (
+    hostname: string,
+    options: { all?: boolean; family?: number },
+    callback: (...args: unknown[]) => void,
+) => void;
 
 /** One lookup per policy, made on first use: a hook fan-out asks for it once per call. */
 const lookups = new WeakMap<TargetPolicy, Lookup>();
@@ -113,7 +123,12 @@ export function outgoingAgent(url: URL): HttpAgent {
  * to checked when connecting, on the agents above. `options` (made by the caller for this request,
  * with `url`'s host, port and path) gets the guard's `lookup` and `agent`, whatever it held.
  */
-export function guardedRequest(url: URL, policy: TargetPolicy, options: RequestOptions, onResponse: (res: IncomingMessage) => void): ClientRequest {
+export function guardedRequest(
+    url: URL,
+    policy: TargetPolicy,
+    options: RequestOptions,
+    onResponse: (res: IncomingMessage) => void,
+): ClientRequest {
     assertTargetAllowed(url, policy);
     options.lookup = guardedLookup(policy) as never;
     options.agent = outgoingAgent(url);
@@ -126,7 +141,11 @@ function assertTargetAllowed(url: URL, policy: TargetPolicy): void {
         throw new HttpError('INVALID_PARAMS', `Only http and https URLs are allowed, not ${url.protocol}`);
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const kind: AddressKind = isIP(host) ? addressKind(host) : host === 'localhost' || host.endsWith('.localhost') ? 'loopback' : 'other';
+    const kind: AddressKind = isIP(host)
+        ? addressKind(host)
+        : host === 'localhost' || host.endsWith('.localhost')
+          ? 'loopback'
+          : 'other';
     if (!allowed(kind, policy)) {
         throw refused(url.hostname, host, kind, policy);
     }

@@ -67,7 +67,12 @@ export class Metrics {
                 this.set({ kind: 'sse' }, open.sse);
             },
         });
-        const eventCounter = <C extends Channel>(name: string, help: string, channels: C[], read: (channel: C) => number): void => {
+        const eventCounter = <C extends Channel>(
+            name: string,
+            help: string,
+            channels: C[],
+            read: (channel: C) => number,
+        ): void => {
             new Counter({
                 name,
                 help,
@@ -79,8 +84,18 @@ export class Metrics {
                 },
             });
         };
-        eventCounter('restapi_events_delivered_total', 'Events handed to a client (session, hook queue or stream) after its filters', CHANNELS, c => sources.events.delivered[c]);
-        eventCounter('restapi_events_dropped_total', 'Events a full client queue had to drop (the client hears of the overflow)', ['polling', 'hook'], c => sources.events.dropped[c]);
+        eventCounter(
+            'restapi_events_delivered_total',
+            'Events handed to a client (session, hook queue or stream) after its filters',
+            CHANNELS,
+            c => sources.events.delivered[c],
+        );
+        eventCounter(
+            'restapi_events_dropped_total',
+            'Events a full client queue had to drop (the client hears of the overflow)',
+            ['polling', 'hook'],
+            c => sources.events.dropped[c],
+        );
         new Counter({
             name: 'restapi_hook_failures_total',
             help: 'URL hook calls that failed (timeout, refused, non-2xx)',
@@ -102,7 +117,14 @@ export class Metrics {
 
     /** One request; `route` is a template (`/v1/state/:stateId`), never a raw path; status 0: the client went away first. */
     observe(route: string, method: string, statusCode: number, seconds: number): void {
-        this.requests.observe(route, method, statusCode ? (STATUS_CLASSES[Math.floor(statusCode / 100)] || `${Math.floor(statusCode / 100)}xx`) : 'aborted', seconds);
+        this.requests.observe(
+            route,
+            method,
+            statusCode
+                ? STATUS_CLASSES[Math.floor(statusCode / 100)] || `${Math.floor(statusCode / 100)}xx`
+                : 'aborted',
+            seconds,
+        );
     }
 
     /**
@@ -115,11 +137,20 @@ export class Metrics {
             return main;
         }
         const scrape = new Registry();
-        const gauge = new Gauge({ name: 'iobroker_state', help: 'Numeric and boolean states named by the metricsStates option (booleans as 0/1)', labelNames: ['id', 'name', 'unit'], registers: [scrape] });
+        const gauge = new Gauge({
+            name: 'iobroker_state',
+            help: 'Numeric and boolean states named by the metricsStates option (booleans as 0/1)',
+            labelNames: ['id', 'name', 'unit'],
+            registers: [scrape],
+        });
         for (const { id, name, unit, value } of states) {
             gauge.set({ id, name, unit }, value);
         }
-        new Gauge({ name: 'restapi_metrics_states_omitted', help: 'States matching metricsStates left out beyond the series limit', registers: [scrape] }).set(omitted);
+        new Gauge({
+            name: 'restapi_metrics_states_omitted',
+            help: 'States matching metricsStates left out beyond the series limit',
+            registers: [scrape],
+        }).set(omitted);
         return main + (await scrape.metrics());
     }
 

@@ -55,8 +55,12 @@ export class RequestSeries {
 
     /** The counter and the histogram, in the shape prom-client's registry formats (as its own Counter and Histogram would). */
     metrics(counterName: string, counterHelp: string, histogramName: string, histogramHelp: string): Metric[] {
-        const counter = this.metric(counterName, counterHelp, 'counter', () => this.all.map(s => ({ value: s.count, labels: { ...s.labels } })));
-        const histogram = this.metric(histogramName, histogramHelp, 'histogram', () => this.all.flatMap(s => histogramValues(histogramName, s)));
+        const counter = this.metric(counterName, counterHelp, 'counter', () =>
+            this.all.map(s => ({ value: s.count, labels: { ...s.labels } })),
+        );
+        const histogram = this.metric(histogramName, histogramHelp, 'histogram', () =>
+            this.all.flatMap(s => histogramValues(histogramName, s)),
+        );
         return [counter, histogram];
     }
 

@@ -35,7 +35,11 @@ async function matching(data: CallerData, asAdapter: boolean, pattern: string): 
  * no caller, reads as the adapter: the administrator chose both the patterns and to publish them).
  * Values come from the read caches where they hold them; names and units from the state objects.
  */
-export async function stateSamples(data: CallerData, asAdapter: boolean, patterns: string[]): Promise<{ samples: StateSample[]; omitted: number }> {
+export async function stateSamples(
+    data: CallerData,
+    asAdapter: boolean,
+    patterns: string[],
+): Promise<{ samples: StateSample[]; omitted: number }> {
     const samples: StateSample[] = [];
     const seen = new Set<string>();
     let omitted = 0;
@@ -43,7 +47,11 @@ export async function stateSamples(data: CallerData, asAdapter: boolean, pattern
         const states = await matching(data, asAdapter, pattern);
         for (const id of Object.keys(states).sort()) {
             const val = (states[id] as ioBroker.State | null)?.val;
-            if (seen.has(id) || (typeof val !== 'number' && typeof val !== 'boolean') || !Number.isFinite(Number(val))) {
+            if (
+                seen.has(id) ||
+                (typeof val !== 'number' && typeof val !== 'boolean') ||
+                !Number.isFinite(Number(val))
+            ) {
                 continue;
             }
             seen.add(id);

@@ -6,17 +6,30 @@ type Common = Record<string, unknown> & { adminUI?: Record<string, unknown> };
 function withAdminUi(obj: ioBroker.Object): ioBroker.Object {
     const common = obj.common as Common;
     if (!common.adminUI) {
-        const config = common.noConfig ? 'none' : common.jsonConfig ? 'json' : common.materialize ? 'materialize' : 'html';
+        const config = common.noConfig
+            ? 'none'
+            : common.jsonConfig
+              ? 'json'
+              : common.materialize
+                ? 'materialize'
+                : 'html';
         common.adminUI = { config };
     }
     return obj;
 }
 
 /** Adapter or instance objects from the system view, without the bulky `news` (and for adapters `native`). */
-export async function systemObjects(data: CallerData, view: 'adapter' | 'instance', name: string | undefined): Promise<ioBroker.Object[]> {
+export async function systemObjects(
+    data: CallerData,
+    view: 'adapter' | 'instance',
+    name: string | undefined,
+): Promise<ioBroker.Object[]> {
     const prefix = view === 'adapter' ? `system.adapter.${name ?? ''}` : `system.adapter.${name ? `${name}.` : ''}`;
     const exact = view === 'adapter' && name;
-    const result = await data.objectView('system', view, { startkey: prefix, endkey: exact ? prefix : `${prefix}\u9999` });
+    const result = await data.objectView('system', view, {
+        startkey: prefix,
+        endkey: exact ? prefix : `${prefix}\u9999`,
+    });
     return result.rows
         .map(row => row.value as ioBroker.Object)
         .filter(obj => obj && (!name || view === 'adapter' || (obj.common as Common).name === name))

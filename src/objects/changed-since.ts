@@ -26,7 +26,11 @@ async function objectsOf(data: CallerData, pattern: string): Promise<Record<stri
  * restart) re-reads instead of a replay buffer it cannot have. At the same millisecond as the last
  * event seen counts too: one event twice is better than one skipped.
  */
-export async function changedSince(data: CallerData, { states, objects }: EventPatterns, since: number): Promise<EventBody[]> {
+export async function changedSince(
+    data: CallerData,
+    { states, objects }: EventPatterns,
+    since: number,
+): Promise<EventBody[]> {
     const found: Array<{ time: number; event: EventBody }> = [];
     for (const pattern of states) {
         for (const [id, state] of Object.entries(await data.readableStates(pattern))) {

@@ -23,7 +23,13 @@ const OBJECT_ROOTS = ['_id', 'type', 'common', 'native', 'acl', 'from', 'user', 
 export function pageParams(kind: 'state' | 'object') {
     const what = kind === 'state' ? 'states' : 'objects';
     return {
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: `A page of at most this many ${what}, in id order; the next page is in the Link header` })),
+        limit: Type.Optional(
+            Type.Integer({
+                minimum: 1,
+                maximum: MAX_PAGE,
+                description: `A page of at most this many ${what}, in id order; the next page is in the Link header`,
+            }),
+        ),
         cursor: Type.Optional(Type.String({ description: 'The next page, as the Link header names it' })),
         fields: Type.Optional(
             Type.String({
@@ -88,7 +94,10 @@ function cursorOf(text: string): Cursor {
     } catch {
         // reported below
     }
-    throw paramsError([{ param: 'cursor', problem: 'is not a cursor of this server (take it from the Link header)' }], ['cursor']);
+    throw paramsError(
+        [{ param: 'cursor', problem: 'is not a cursor of this server (take it from the Link header)' }],
+        ['cursor'],
+    );
 }
 
 /** `limit`, `cursor` and `fields` of a listing request (query text or parsed params); `kind` says which fields exist. */
@@ -114,7 +123,10 @@ export function listingParams(query: Record<string, unknown>, kind: 'state' | 'o
             .filter(Boolean);
         const unknown = unknownFields(fields, kind);
         if (!fields.length || unknown.length) {
-            throw paramsError([{ param: 'fields', problem: unknown.length ? `unknown: ${unknown.join(', ')}` : 'names no field' }], ['fields']);
+            throw paramsError(
+                [{ param: 'fields', problem: unknown.length ? `unknown: ${unknown.join(', ')}` : 'names no field' }],
+                ['fields'],
+            );
         }
         listing.fields = fields;
     }
@@ -124,7 +136,9 @@ export function listingParams(query: Record<string, unknown>, kind: 'state' | 'o
 /** The fields no state has (`state`), or the paths that start nowhere in an object (`object`). */
 export function unknownFields(fields: string[], kind: 'state' | 'object'): string[] {
     const known = (field: string): boolean =>
-        kind === 'state' ? (STATE_FIELDS as readonly string[]).includes(field) : OBJECT_ROOTS.includes(field.split('.')[0]) && !field.split('.').some(part => !part);
+        kind === 'state'
+            ? (STATE_FIELDS as readonly string[]).includes(field)
+            : OBJECT_ROOTS.includes(field.split('.')[0]) && !field.split('.').some(part => !part);
     return fields.filter(f => !known(f));
 }
 
@@ -163,14 +177,22 @@ export interface ListingSource {
  * ids in ascending order. The first page reads everything and keeps the remaining ids for the walk
  * (src/objects/listing-walks.ts), later pages read only theirs. `walkKey` says who lists what.
  */
-export async function listingPage(walks: ListingWalks, walkKey: string, listing: Listing, source: ListingSource): Promise<Page> {
+export async function listingPage(
+    walks: ListingWalks,
+    walkKey: string,
+    listing: Listing,
+    source: ListingSource,
+): Promise<Page> {
     const { limit, cursor, fields } = listing;
     if (limit !== undefined && cursor?.walk !== undefined) {
         const kept = walks.next(cursor.walk, walkKey, cursor.after, limit);
         if (kept) {
             const found = kept.ids.length ? await source.some(kept.ids) : {};
             const ids = kept.ids.filter(id => found[id] !== undefined);
-            return new Page(itemsOf(found, ids, fields), kept.more ? { after: kept.ids[kept.ids.length - 1], walk: cursor.walk } : undefined);
+            return new Page(
+                itemsOf(found, ids, fields),
+                kept.more ? { after: kept.ids[kept.ids.length - 1], walk: cursor.walk } : undefined,
+            );
         }
     }
     const all = await source.all();
@@ -210,7 +232,13 @@ function callerWalk(ctx: ListingCaller, walkKey: string): string {
 }
 
 /** For listing commands: the page their parsed `limit`/`cursor`/`fields` ask for, or everything. */
-export function commandPage(ctx: ListingCaller, walkKey: string, params: Record<string, unknown>, kind: 'state' | 'object', source: ListingSource): Promise<Page> {
+export function commandPage(
+    ctx: ListingCaller,
+    walkKey: string,
+    params: Record<string, unknown>,
+    kind: 'state' | 'object',
+    source: ListingSource,
+): Promise<Page> {
     return listingPage(ctx.walks, callerWalk(ctx, walkKey), listingParams(params, kind), source);
 }
 
@@ -219,7 +247,13 @@ export function commandPage(ctx: ListingCaller, walkKey: string, params: Record<
  * `Link` header to the next one. `url` is the request's path and query. Large answers are written
  * while they are serialised.
  */
-export async function listingReply(ctx: ListingCaller, walkKey: string, listing: Listing, url: string, source: ListingSource): Promise<Reply> {
+export async function listingReply(
+    ctx: ListingCaller,
+    walkKey: string,
+    listing: Listing,
+    url: string,
+    source: ListingSource,
+): Promise<Reply> {
     const page = await listingPage(ctx.walks, callerWalk(ctx, walkKey), listing, source);
     // tagged by its bytes: a listing has no cheaper version (see docs/en/conditional-requests.md)
     return Reply.dictionary(page.items, page.linkHeader(url)).validated('body');

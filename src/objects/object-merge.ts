@@ -14,7 +14,7 @@ export function mergeObject(target: Json, patch: Json): Json {
         if (value === null || value === undefined) {
             delete merged[key];
         } else if (isPlainObject(value)) {
-            const inner: Json = isPlainObject(merged[key]) ? { ...(merged[key] as Json) } : {};
+            const inner: Json = isPlainObject(merged[key]) ? { ...merged[key] } : {};
             for (const [innerKey, innerValue] of Object.entries(value)) {
                 if (innerValue === null) {
                     delete inner[innerKey];

@@ -1,5 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { assertBulkSize, bulkEntries, MAX_BULK_IDS, readStatesById, stateFields, writeStates } from '../states/bulk-states';
+import {
+    assertBulkSize,
+    bulkEntries,
+    MAX_BULK_IDS,
+    readStatesById,
+    stateFields,
+    writeStates,
+} from '../states/bulk-states';
 import { STATE_FIELDS } from '../objects/listing-pages';
 import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
@@ -16,10 +23,12 @@ export const writeStatesRoute = defineRoute({
     tag: 'state',
     permission: { type: 'state', operation: 'write' },
     body: 'json',
-    requestBody: Type.Record(Type.String(), Type.Unknown(), { description: 'id → value, or id → {val, ack, ts, q, from, c, expire}' }),
+    requestBody: Type.Record(Type.String(), Type.Unknown(), {
+        description: 'id → value, or id → {val, ack, ts, q, from, c, expire}',
+    }),
     responses: {
-        '200': { description: 'Every id written', content: { 'application/json': perId } },
-        '207': { description: 'Some ids failed; the others were written', content: { 'application/json': perId } },
+        200: { description: 'Every id written', content: { 'application/json': perId } },
+        207: { description: 'Some ids failed; the others were written', content: { 'application/json': perId } },
     },
     async handler({ body }, ctx) {
         const { answer, failed } = await writeStates(ctx, bulkEntries(body, 'The body'));
@@ -40,7 +49,12 @@ export const queryStatesRoute = defineRoute({
         ids: Type.Array(Type.String({ minLength: 1 }), { description: `Up to ${MAX_BULK_IDS} ids` }),
         fields: Type.Optional(Type.Array(Type.Union(STATE_FIELDS.map(f => Type.Literal(f))))),
     }),
-    responses: { '200': { description: 'id → state (or its fields), or {error, status} for an unknown or forbidden id', content: { 'application/json': perId } } },
+    responses: {
+        200: {
+            description: 'id → state (or its fields), or {error, status} for an unknown or forbidden id',
+            content: { 'application/json': perId },
+        },
+    },
     async handler({ body }, ctx) {
         assertBulkSize(body.ids.length);
         return readStatesById(ctx, body.ids, stateFields(body.fields));

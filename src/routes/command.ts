@@ -28,7 +28,13 @@ function bodyParams(body: unknown): RawParams | undefined {
  * Runs a command for `/v1/command/<name>` and wraps the value in the 4.0.2 envelope. `path` is the
  * request's path, for the `Link` to a listing's next page.
  */
-export function commandReply(cmd: Command, query: Query, body: unknown, ctx: RequestContext, path: string): Reply | Promise<Reply> {
+export function commandReply(
+    cmd: Command,
+    query: Query,
+    body: unknown,
+    ctx: RequestContext,
+    path: string,
+): Reply | Promise<Reply> {
     const fromBody = bodyParams(body);
     // as in 4.0.2 the body wins over the query and keeps its JSON types
     const params: RawParams = fromBody ? { ...query, ...fromBody } : query;
@@ -50,7 +56,9 @@ export function commandReply(cmd: Command, query: Query, body: unknown, ctx: Req
  */
 function pageEnvelope(cmd: Command, page: Page, path: string, params: RawParams): Reply {
     const headers = page.linkHeader(path, params);
-    return cmd.envelope === 'result' ? Reply.dictionary(page.items, headers, '{"error":null,"result":', '}') : Reply.dictionary(page.items, headers);
+    return cmd.envelope === 'result'
+        ? Reply.dictionary(page.items, headers, '{"error":null,"result":', '}')
+        : Reply.dictionary(page.items, headers);
 }
 
 function envelope(cmd: Command, value: unknown): Reply {

@@ -7,7 +7,15 @@ import { FreeObject, json } from '../http/schemas';
 const LIST = { type: 'file', operation: 'list' } as const;
 
 const FOLDER = Type.Array(
-    Type.Object({ file: Type.String(), isDir: Type.Boolean(), stats: Type.Optional(FreeObject), acl: Type.Optional(FreeObject) }, { additionalProperties: true }),
+    Type.Object(
+        {
+            file: Type.String(),
+            isDir: Type.Boolean(),
+            stats: Type.Optional(FreeObject),
+            acl: Type.Optional(FreeObject),
+        },
+        { additionalProperties: true },
+    ),
 );
 
 /** js-controller's entries unchanged, as 4.0.2 answered them; a missing folder lists as []. */
@@ -24,7 +32,7 @@ export const listTopFolderRoute = defineRoute({
     summary: 'List the top folder of a meta object: [{file, stats, isDir, acl, modifiedAt}]',
     tag: 'file',
     permission: LIST,
-    responses: { '200': json(FOLDER, 'The entries of the folder') },
+    responses: { 200: json(FOLDER, 'The entries of the folder') },
     errors: [404],
     handler: listFolder,
 });
@@ -36,7 +44,7 @@ export const listFolderRoute = defineRoute({
     summary: 'List a folder of a meta object (the path may contain /): [{file, stats, isDir, acl, modifiedAt}]',
     tag: 'file',
     permission: LIST,
-    responses: { '200': json(FOLDER, 'The entries of the folder') },
+    responses: { 200: json(FOLDER, 'The entries of the folder') },
     errors: [404],
     handler: listFolder,
 });

@@ -15,10 +15,21 @@ const versionedSwaggerUi = staticFolder(SWAGGER_UI_DIR, IMMUTABLE);
 const ASSETS = `static/${ASSET_VERSION}/`;
 
 const docsRoute = (path: string, handler: Route['handler'], isPublic = true): Route =>
-    defineRoute({ method: 'GET', path, summary: 'Docs page', tag: 'other', permission: null, public: isPublic, challenge: !isPublic, hidden: true, responses: HIDDEN, handler });
+    defineRoute({
+        method: 'GET',
+        path,
+        summary: 'Docs page',
+        tag: 'other',
+        permission: null,
+        public: isPublic,
+        challenge: !isPublic,
+        hidden: true,
+        responses: HIDDEN,
+        handler,
+    });
 
 /** Not in the document: the page, its assets and the document itself. */
-const HIDDEN = { '200': { description: 'The docs page, an asset, or the OpenAPI document' } };
+const HIDDEN = { 200: { description: 'The docs page, an asset, or the OpenAPI document' } };
 
 /** The OpenAPI document; through a reverse proxy its one server is the public base, so "Try it out" goes there. */
 function openapiReply({ prefix, forwarded }: RouteRequest, { meta }: RequestContext): Reply {
@@ -26,7 +37,10 @@ function openapiReply({ prefix, forwarded }: RouteRequest, { meta }: RequestCont
         return Reply.json(meta.openapi).validated('body');
     }
     const url = `${forwarded.origin ?? ''}${prefix || '/'}`;
-    return Reply.json({ ...meta.openapi, servers: [{ url, description: 'As reached through the reverse proxy (trustProxy, publicUrl)' }] }).validated('body');
+    return Reply.json({
+        ...meta.openapi,
+        servers: [{ url, description: 'As reached through the reverse proxy (trustProxy, publicUrl)' }],
+    }).validated('body');
 }
 
 /**
@@ -44,9 +58,14 @@ export function docsRoutes(config: Config): Route[] {
         docsRoute('/api-doc/', async ({ url }) => {
             const template = await readFile(join(DOCS_PAGE_DIR, 'index.html'), 'utf8');
             const base = url.split('?')[0].endsWith('/') ? '' : 'api-doc/';
-            return Reply.bytes(template.replaceAll('{{base}}', base).replaceAll('{{assets}}', base + ASSETS), 'text/html; charset=utf-8');
+            return Reply.bytes(
+                template.replaceAll('{{base}}', base).replaceAll('{{assets}}', base + ASSETS),
+                'text/html; charset=utf-8',
+            );
         }),
-        docsRoute('/api-doc/:file', async ({ params }) => (params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file))),
+        docsRoute('/api-doc/:file', async ({ params }) =>
+            params.file.startsWith('docs-') ? docsPage(params.file) : swaggerUi(params.file),
+        ),
         docsRoute('/api-doc/static/:version/:file', async ({ params }) => {
             if (params.version !== ASSET_VERSION) {
                 // another version's asset must not be kept for a year under that version's path

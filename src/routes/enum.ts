@@ -12,7 +12,12 @@ export const listEnumsRoute = defineRoute({
     summary: 'Every enum by category: {"enum.rooms": {"enum.rooms.kitchen": {...}}, ...}',
     tag: 'enum',
     permission: READ,
-    responses: { '200': json(dictionary(dictionary(ObjectSchema, 'enum id → enum object'), 'category → its enums'), 'The enums by category') },
+    responses: {
+        200: json(
+            dictionary(dictionary(ObjectSchema, 'enum id → enum object'), 'category → its enums'),
+            'The enums by category',
+        ),
+    },
     conditional: 'read',
     async handler(_req, ctx) {
         return Reply.json(await ctx.data.enums()).validated('body');
@@ -26,7 +31,12 @@ export const readEnumRoute = defineRoute({
     summary: 'The enums of one category (e.g. rooms), nested ones included: [{_id, common}]',
     tag: 'enum',
     permission: READ,
-    responses: { '200': json(Type.Array(Type.Object({ _id: Type.String(), common: Type.Optional(FreeObject) })), 'The enums of the category') },
+    responses: {
+        200: json(
+            Type.Array(Type.Object({ _id: Type.String(), common: Type.Optional(FreeObject) })),
+            'The enums of the category',
+        ),
+    },
     conditional: 'read',
     async handler({ params }, ctx) {
         // `rooms` as in 4.0.2; `enum.rooms` is accepted too

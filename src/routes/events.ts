@@ -18,7 +18,6 @@ const SSE_HEADERS = {
     'X-Accel-Buffering': 'no',
 };
 
-
 const STREAM_DESCRIPTION = [
     'A text/event-stream. Each change is one event `id: <n>` with one JSON line `data:`, shown by the schema:',
     '{"id","state"} for states, {"id","obj"} for objects, the bodies of long polling.',
@@ -30,7 +29,15 @@ const STREAM_DESCRIPTION = [
 
 /** Comma-separated, deduplicated and sorted: the same set of patterns always finds the same channel. */
 function patternList(param: string, text: string | null | undefined): string[] {
-    return [...new Set((text ?? '').split(',').map(p => p.trim()).filter(Boolean).map(p => safePattern(param, p)))].sort();
+    return [
+        ...new Set(
+            (text ?? '')
+                .split(',')
+                .map(p => p.trim())
+                .filter(Boolean)
+                .map(p => safePattern(param, p)),
+        ),
+    ].sort();
 }
 
 /** As sent; an id we never issued gets an overflow event first (src/events/sse-channel.ts). */
@@ -48,17 +55,37 @@ export const eventStreamRoute = defineRoute({
     permission: { type: 'state', operation: 'read' },
     waits: true,
     query: Type.Object({
-        pattern: Type.Optional(Type.String({ description: `State ids or patterns, comma-separated, e.g. 0_userdata.0.*; with objects at most ${MAX_PATTERNS}` })),
-        objects: Type.Optional(Type.String({ description: `Object ids or patterns, comma-separated (needs object read); with pattern at most ${MAX_PATTERNS}` })),
-        heartbeat: Type.Optional(Type.Integer({ minimum: 1000, maximum: 60_000, default: DEFAULT_HEARTBEAT_MS, description: 'ms between `: ping` comments' })),
-        lastEventId: Type.Optional(Type.String({ maxLength: 64, description: 'As the Last-Event-ID header, for EventSource polyfills' })),
+        pattern: Type.Optional(
+            Type.String({
+                description: `State ids or patterns, comma-separated, e.g. 0_userdata.0.*; with objects at most ${MAX_PATTERNS}`,
+            }),
+        ),
+        objects: Type.Optional(
+            Type.String({
+                description: `Object ids or patterns, comma-separated (needs object read); with pattern at most ${MAX_PATTERNS}`,
+            }),
+        ),
+        heartbeat: Type.Optional(
+            Type.Integer({
+                minimum: 1000,
+                maximum: 60_000,
+                default: DEFAULT_HEARTBEAT_MS,
+                description: 'ms between `: ping` comments',
+            }),
+        ),
+        lastEventId: Type.Optional(
+            Type.String({ maxLength: 64, description: 'As the Last-Event-ID header, for EventSource polyfills' }),
+        ),
     }),
     responses: {
-        '200': { description: STREAM_DESCRIPTION, content: { 'text/event-stream': EVENT_BODY } },
+        200: { description: STREAM_DESCRIPTION, content: { 'text/event-stream': EVENT_BODY } },
     },
     errors: [429],
     async handler({ input, headers, goneSignal }, ctx) {
-        const patterns = { states: patternList('pattern', input.pattern), objects: patternList('objects', input.objects) };
+        const patterns = {
+            states: patternList('pattern', input.pattern),
+            objects: patternList('objects', input.objects),
+        };
         if (!patterns.states.length && !patterns.objects.length) {
             throw new HttpError('INVALID_PARAMS', 'pattern or objects is required', {
                 context: {

@@ -21,7 +21,12 @@ export const readFileRoute = defineRoute({
     summary: 'Download a file of a meta object (raw bytes, Content-Type from the stored type); the name may contain /',
     tag: 'file',
     permission: { type: 'file', operation: 'read' },
-    responses: { '200': { description: 'The bytes, with the stored Content-Type', content: { '*/*': Type.String({ format: 'binary' }) } } },
+    responses: {
+        200: {
+            description: 'The bytes, with the stored Content-Type',
+            content: { '*/*': Type.String({ format: 'binary' }) },
+        },
+    },
     errors: [404],
     conditional: 'read',
     async handler(req, ctx) {
@@ -38,10 +43,11 @@ export const writeFileRoute = defineRoute({
     method: 'POST',
     path: PATH,
     wildcard: 'fileName',
-    summary: 'Upload a file: multipart/form-data with the field "file", or the raw bytes as body; creates or overwrites it',
+    summary:
+        'Upload a file: multipart/form-data with the field "file", or the raw bytes as body; creates or overwrites it',
     tag: 'file',
     permission: { type: 'file', operation: 'write' },
-    responses: { '200': json(Type.Object({ success: Type.Literal(true) }), 'Stored') },
+    responses: { 200: json(Type.Object({ success: Type.Literal(true) }), 'Stored') },
     body: 'upload',
     async handler(req, ctx) {
         const { objectId, fileName } = fileOf(req);
@@ -60,7 +66,7 @@ export const deleteFileRoute = defineRoute({
     summary: 'Delete a file, or a folder with everything in it',
     tag: 'file',
     permission: { type: 'file', operation: 'delete' },
-    responses: { '200': json(Type.Object({ success: Type.Literal(true) }), 'Deleted') },
+    responses: { 200: json(Type.Object({ success: Type.Literal(true) }), 'Deleted') },
     errors: [404],
     async handler(req, ctx) {
         const { objectId, fileName } = fileOf(req);

@@ -23,7 +23,12 @@ const historyQuery = Type.Object({
     count: num('Number of values'),
     limit: num('Largest number of values'),
     step: num('Interval in ms for aggregation'),
-    aggregate: Type.Optional(Type.Union(AGGREGATES.map(a => Type.Literal(a)), { description: 'Aggregation (default none)' })),
+    aggregate: Type.Optional(
+        Type.Union(
+            AGGREGATES.map(a => Type.Literal(a)),
+            { description: 'Aggregation (default none)' },
+        ),
+    ),
     percentile: num('Percentile (0-100) for aggregate=percentile'),
     quantile: num('Quantile (0-1) for aggregate=quantile'),
     integralUnit: Type.Optional(Type.String({ description: 'Unit in seconds for aggregate=integral' })),
@@ -35,7 +40,9 @@ const historyQuery = Type.Object({
     ignoreNull: flag('Leave out null values'),
     removeBorderValues: flag('Leave out the values just outside start and end'),
     returnNewestEntries: flag('With count: the newest values instead of the oldest'),
-    instance: Type.Optional(Type.String({ description: 'History instance (default: the configured dataSource or the system default)' })),
+    instance: Type.Optional(
+        Type.String({ description: 'History instance (default: the configured dataSource or the system default)' }),
+    ),
 });
 
 async function historyValues(ctx: RequestContext, id: string, raw: Record<string, unknown>): Promise<unknown[]> {
@@ -53,7 +60,7 @@ export const getHistoryRoute = defineRoute({
     summary: 'Values of a state from the history instance: [{val, ts, ...}]',
     tag: 'history',
     permission: SENDTO,
-    responses: { '200': json(HISTORY_VALUES, 'The values') },
+    responses: { 200: json(HISTORY_VALUES, 'The values') },
     errors: [404, 408, 502, 504],
     query: historyQuery,
     handler: ({ params, input }, ctx) => historyValues(ctx, params.stateId, input),
@@ -66,7 +73,7 @@ export const postHistoryRoute = defineRoute({
     summary: 'Values of a state from the history instance, for a JSON body {id, options}',
     tag: 'history',
     permission: SENDTO,
-    responses: { '200': json(HISTORY_VALUES, 'The values') },
+    responses: { 200: json(HISTORY_VALUES, 'The values') },
     errors: [404, 408, 502, 504],
     body: 'json',
     requestBody: Type.Object({ id: Type.String({ minLength: 1 }), options: Type.Optional(historyQuery) }),
@@ -83,7 +90,7 @@ export const addHistoryRoute = defineRoute({
     tag: 'history',
     permission: SENDTO,
     writesOnGet: true,
-    responses: { '200': json(opaque('The history instance\'s answer'), 'Stored') },
+    responses: { 200: json(opaque("The history instance's answer"), 'Stored') },
     errors: [404, 408, 502, 504],
     query: Type.Object({
         val: Type.String({ description: 'The value' }),
@@ -110,12 +117,18 @@ export const postAddHistoryRoute = defineRoute({
     summary: 'Store one value in the history instance, for a JSON body {id, state: {val, ts, ack, q, from}}',
     tag: 'history',
     permission: SENDTO,
-    responses: { '200': json(opaque('The history instance\'s answer'), 'Stored') },
+    responses: { 200: json(opaque("The history instance's answer"), 'Stored') },
     errors: [404, 408, 502, 504],
     body: 'json',
     requestBody: Type.Object({
         id: Type.String({ minLength: 1 }),
-        state: Type.Object({ val: Type.Unknown(), ts: Type.Optional(Type.Number()), ack: Type.Optional(Type.Boolean()), q: Type.Optional(Type.Number()), from: Type.Optional(Type.String()) }),
+        state: Type.Object({
+            val: Type.Unknown(),
+            ts: Type.Optional(Type.Number()),
+            ack: Type.Optional(Type.Boolean()),
+            q: Type.Optional(Type.Number()),
+            from: Type.Optional(Type.String()),
+        }),
     }),
     async handler({ body }, ctx) {
         const { id, state } = body;

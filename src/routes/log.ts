@@ -28,9 +28,16 @@ export const listLogsRoute = defineRoute({
     summary: 'The log files as [{fileName, size}]; each opens at /<fileName>',
     tag: 'log',
     permission: EXECUTE,
-    responses: { '200': json(Type.Array(Type.Object({ fileName: Type.String(), size: Type.Number() }, { additionalProperties: true })), 'The log files') },
+    responses: {
+        200: json(
+            Type.Array(Type.Object({ fileName: Type.String(), size: Type.Number() }, { additionalProperties: true })),
+            'The log files',
+        ),
+    },
     errors: [504],
-    query: Type.Object({ host: Type.Optional(Type.String({ description: 'Host name (default: the host of this instance)' })) }),
+    query: Type.Object({
+        host: Type.Optional(Type.String({ description: 'Host name (default: the host of this instance)' })),
+    }),
     handler: ({ input }, ctx) => listLogFiles(ctx, input.host || ctx.meta.host || ''),
 });
 
@@ -41,7 +48,7 @@ export const readLogRoute = defineRoute({
     summary: 'A log file as an HTML page: <transport>/<file> of this machine or <host>/<transport>/<file> of a host',
     tag: 'log',
     permission: EXECUTE,
-    responses: { '200': { description: 'The log as an HTML page', content: { 'text/html': Type.String() } } },
+    responses: { 200: { description: 'The log as an HTML page', content: { 'text/html': Type.String() } } },
     errors: [404, 504],
     async handler({ params }, ctx) {
         const logFile = params['*'];

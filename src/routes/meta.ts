@@ -11,7 +11,7 @@ export const nameRoute = defineRoute({
     summary: 'The instance namespace, e.g. rest-api.0 (no authentication)',
     tag: 'other',
     permission: null,
-    responses: { '200': { description: 'The namespace', content: { 'text/plain': Type.String() } } },
+    responses: { 200: { description: 'The namespace', content: { 'text/plain': Type.String() } } },
     public: true,
     async handler(_req, { meta }) {
         return Reply.text(meta.namespace, 'text/plain; charset=utf-8');
@@ -24,7 +24,7 @@ export const faviconRoute = defineRoute({
     summary: 'Icon',
     tag: 'other',
     permission: null,
-    responses: { '200': { description: 'The icon', content: { 'image/x-icon': Type.String({ format: 'binary' }) } } },
+    responses: { 200: { description: 'The icon', content: { 'image/x-icon': Type.String({ format: 'binary' }) } } },
     public: true,
     hidden: true,
     handler: () => icons('favicon.ico'),

@@ -9,7 +9,8 @@ export function metricsRoute(config: Config): Route {
     return defineRoute({
         method: 'GET',
         path: '/metrics',
-        summary: 'Metrics in the Prometheus text format: requests, events, clients, process, storage link, chosen states',
+        summary:
+            'Metrics in the Prometheus text format: requests, events, clients, process, storage link, chosen states',
         description:
             'Request counts and latencies by route template, method and status class; open long-polling sessions, URL hooks and ' +
             'event streams; events delivered and dropped; hook failures; process memory, CPU and event-loop lag; whether the ' +
@@ -21,12 +22,16 @@ export function metricsRoute(config: Config): Route {
         // with auth off it runs as the default user like every route, so that user's rights pick the states
         public: config.auth && config.metricsPublic,
         offline: true,
-        responses: { '200': { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': Type.String() } } },
+        responses: {
+            200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': Type.String() } },
+        },
         async handler(_req, ctx) {
             const { metrics } = ctx.meta;
             // while the database is away the scrape still answers (restapi_storage_connected 0), without states
             const withStates = config.metricsStates.length > 0 && ctx.meta.storageUp();
-            const { samples, omitted } = withStates ? await stateSamples(ctx.data, !ctx.user, config.metricsStates) : { samples: [], omitted: 0 };
+            const { samples, omitted } = withStates
+                ? await stateSamples(ctx.data, !ctx.user, config.metricsStates)
+                : { samples: [], omitted: 0 };
             return Reply.text(await metrics.text(samples, omitted), metrics.contentType);
         },
     });

@@ -15,7 +15,11 @@ export const OAUTH_BODY_LIMIT = 16 * 1024;
 
 /** RFC 6749 error members, plus the `name`/`message`/`statusCode` members 4.0.2 clients read. */
 function oauthError(status: number, error: string, description: string): Reply {
-    return Reply.json({ error, error_description: description, name: error, message: description, statusCode: status }, status, NO_STORE);
+    return Reply.json(
+        { error, error_description: description, name: error, message: description, statusCode: status },
+        status,
+        NO_STORE,
+    );
 }
 
 function cookie(token: string, ctx: RequestContext, maxAge?: number): string {
@@ -38,7 +42,9 @@ interface TokenRequest {
 
 function params({ query, body }: TokenRequest): Record<string, string> {
     const merged: Record<string, unknown> = { ...query, ...(body ?? {}) };
-    return Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]));
+    return Object.fromEntries(
+        Object.entries(merged).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]),
+    );
 }
 
 async function token(req: TokenRequest, ctx: RequestContext): Promise<Reply> {
@@ -64,7 +70,11 @@ async function token(req: TokenRequest, ctx: RequestContext): Promise<Reply> {
             return oauthError(400, 'invalid_grant', 'Invalid grant: refresh token is invalid');
         }
     } else {
-        return oauthError(400, 'unsupported_grant_type', 'Unsupported grant type: `grant_type` must be password or refresh_token');
+        return oauthError(
+            400,
+            'unsupported_grant_type',
+            'Unsupported grant type: `grant_type` must be password or refresh_token',
+        );
     }
     const maxAge = p.stayloggedin === 'true' ? REFRESH_TTL_SECONDS : undefined;
     return Reply.json(answer, 200, { ...NO_STORE, 'Set-Cookie': cookie(answer.access_token, ctx, maxAge) });
@@ -75,7 +85,15 @@ function cookieToken(cookie: string | undefined): string | undefined {
 }
 
 const TOKENS = json(
-    Type.Object({ access_token: Type.String(), refresh_token: Type.String(), token_type: Type.String(), expires_in: Type.Number() }, { additionalProperties: true }),
+    Type.Object(
+        {
+            access_token: Type.String(),
+            refresh_token: Type.String(),
+            token_type: Type.String(),
+            expires_in: Type.Number(),
+        },
+        { additionalProperties: true },
+    ),
     'The tokens (also set as the access_token cookie)',
 );
 const DONE = json(Type.Object({}, { additionalProperties: true }), 'Done');
@@ -108,7 +126,7 @@ export const oauthRoutes: Route[] = [
         summary: 'Get an access and a refresh token (form or JSON body)',
         body: 'form',
         requestBody: tokenQuery,
-        responses: { '200': TOKENS },
+        responses: { 200: TOKENS },
         errors: [400, 429],
         handler: token,
     }),
@@ -118,8 +136,11 @@ export const oauthRoutes: Route[] = [
         method: 'GET',
         path: '/oauth/token',
         summary: 'Get tokens with query parameters (documented by 4.0.2; prefer POST)',
-        query: Type.Object({ ...tokenQuery.properties, grant_type: Type.Optional(Type.String({ description: 'password or refresh_token' })) }),
-        responses: { '200': TOKENS },
+        query: Type.Object({
+            ...tokenQuery.properties,
+            grant_type: Type.Optional(Type.String({ description: 'password or refresh_token' })),
+        }),
+        responses: { 200: TOKENS },
         errors: [400, 429],
         handler: token,
     }),
@@ -130,7 +151,7 @@ export const oauthRoutes: Route[] = [
         summary: 'Revoke an access or refresh token and its partner (RFC 7009: always 200)',
         body: 'form',
         requestBody: Type.Object({ token: Type.String(), token_type_hint: Type.Optional(Type.String()) }),
-        responses: { '200': DONE },
+        responses: { 200: DONE },
         async handler(req, ctx) {
             const { token: value } = params(req);
             if (value) {
@@ -145,7 +166,7 @@ export const oauthRoutes: Route[] = [
             method,
             path: '/logout',
             summary: 'End the login session of the token (cookie, ?token= or Bearer)',
-            responses: { '200': DONE },
+            responses: { 200: DONE },
             handler: logout,
         }),
     ),

@@ -6,10 +6,9 @@ import { listingParams, listingReply, pageParams } from '../objects/listing-page
 import { objectSource } from '../objects/listing-sources';
 import { assertInWriteScope } from '../access/read-checks';
 import { mayWriteObject } from '../access/write-policy';
-import { assertPrecondition, bodyTag, preconditionOf } from '../http/conditional';
+import { assertPrecondition, bodyTag, preconditionOf, cachedValueValidator } from '../http/conditional';
 import { Reply } from '../http/send';
 import { KeyedLock } from '../storage/keyed-lock';
-import { cachedValueValidator } from '../http/conditional';
 import type { IncomingHttpHeaders } from 'node:http';
 import { writingContext, type RequestContext } from '../request-context';
 import { defineRoute } from '../routing/route';
@@ -25,8 +24,13 @@ const objectBody = Type.Object(
 
 /** The body, a JSON object by its schema; a new object also needs the shape `objectBody` declares. */
 function objectFromBody(id: string, obj: Record<string, unknown>, requireShape: boolean): ioBroker.SettableObject {
-    if (requireShape && (typeof obj.type !== 'string' || !obj.common || typeof obj.common !== 'object' || Array.isArray(obj.common))) {
-        throw new HttpError('INVALID_PARAMS', 'An object needs a "type" string and a "common" object', { context: { id } });
+    if (
+        requireShape &&
+        (typeof obj.type !== 'string' || !obj.common || typeof obj.common !== 'object' || Array.isArray(obj.common))
+    ) {
+        throw new HttpError('INVALID_PARAMS', 'An object needs a "type" string and a "common" object', {
+            context: { id },
+        });
     }
     return obj as unknown as ioBroker.SettableObject;
 }
@@ -50,7 +54,12 @@ const objectWrites = new KeyedLock();
  * write right comes first (403, not 412); `existing` was read with its read right, so the ETag in
  * the answer is one it may see. The tag is that of the bytes a GET answers the caller.
  */
-async function assertObjectPrecondition(ctx: RequestContext, headers: IncomingHttpHeaders, id: string, existing: ioBroker.Object | null): Promise<void> {
+async function assertObjectPrecondition(
+    ctx: RequestContext,
+    headers: IncomingHttpHeaders,
+    id: string,
+    existing: ioBroker.Object | null,
+): Promise<void> {
     const precondition = preconditionOf(headers);
     if (!precondition) {
         return;
@@ -80,7 +89,7 @@ export const getObjectRoute = defineRoute({
     summary: 'Read one object',
     tag: 'object',
     permission: READ,
-    responses: { '200': json(ObjectSchema, 'The object') },
+    responses: { 200: json(ObjectSchema, 'The object') },
     errors: [404],
     conditional: 'read',
     handler({ params }, ctx) {
@@ -101,7 +110,7 @@ export const createObjectRoute = defineRoute({
     summary: 'Create an object; 409 if it exists',
     tag: 'object',
     permission: WRITE,
-    responses: { '200': json(WrittenObjectSchema, 'The object as written') },
+    responses: { 200: json(WrittenObjectSchema, 'The object as written') },
     errors: [409],
     conditional: 'create',
     body: 'json',
@@ -128,7 +137,7 @@ export const updateObjectRoute = defineRoute({
     summary: 'Merge into an object (null deletes a key), or create it when absent',
     tag: 'object',
     permission: WRITE,
-    responses: { '200': json(WrittenObjectSchema, 'The object after the merge') },
+    responses: { 200: json(WrittenObjectSchema, 'The object after the merge') },
     conditional: 'create',
     body: 'json',
     requestBody: Type.Object({}, { additionalProperties: true }),
@@ -143,7 +152,10 @@ export const updateObjectRoute = defineRoute({
                 return obj;
             }
             // a copy: js-controller completes the object it is given, and the cache shares `existing`
-            const merged = mergeObject(structuredClone(existing) as unknown as Record<string, unknown>, objectFromBody(id, req.body, false) as never);
+            const merged = mergeObject(
+                structuredClone(existing) as unknown as Record<string, unknown>,
+                objectFromBody(id, req.body, false),
+            );
             await writeObject(ctx, id, merged as unknown as ioBroker.SettableObject);
             return ctx.data.withVisibleMembers(merged);
         });
@@ -157,7 +169,7 @@ export const deleteObjectRoute = defineRoute({
     summary: 'Delete one object',
     tag: 'object',
     permission: WRITE,
-    responses: { '200': json(Type.Object({}), 'Deleted: an empty object') },
+    responses: { 200: json(Type.Object({}), 'Deleted: an empty object') },
     errors: [404],
     conditional: 'write',
     async handler({ params, headers }, ctx) {
@@ -181,7 +193,12 @@ export const listObjectsRoute = defineRoute({
     summary: 'All objects matching a pattern, each with its enums; without type only state objects',
     tag: 'object',
     permission: READ,
-    responses: { '200': json(dictionary(ListedObject, 'id → object (only the asked members with fields)'), 'The objects; a page when limit is given, the next one in the Link header') },
+    responses: {
+        200: json(
+            dictionary(ListedObject, 'id → object (only the asked members with fields)'),
+            'The objects; a page when limit is given, the next one in the Link header',
+        ),
+    },
     query: Type.Object({
         filter: Type.Optional(Type.String({ description: 'Pattern, default *' })),
         type: Type.Optional(Type.String({ description: 'Object type, e.g. state, channel, device' })),
@@ -192,6 +209,12 @@ export const listObjectsRoute = defineRoute({
         const filter = safePattern('filter', input.filter || '*');
         const { type } = input;
         // js-controller adds each object's `enums` map; without a type it lists state objects, as in 4.0.2
-        return listingReply(ctx, `objects\n${filter}\n${type ?? ''}`, listingParams(input, 'object'), url, objectSource(ctx.data, filter, type || undefined));
+        return listingReply(
+            ctx,
+            `objects\n${filter}\n${type ?? ''}`,
+            listingParams(input, 'object'),
+            url,
+            objectSource(ctx.data, filter, type || undefined),
+        );
     },
 });

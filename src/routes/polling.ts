@@ -58,13 +58,15 @@ export const pollingRoute = defineRoute({
     method: 'GET',
     path: '/v1/polling',
     scoped: 'ids',
-    summary: 'Long polling: ?connect to start a session (answers "_"), then poll for one event per answer (or all queued with batch=true)',
+    summary:
+        'Long polling: ?connect to start a session (answers "_"), then poll for one event per answer (or all queued with batch=true)',
     tag: 'events',
     permission: { type: 'state', operation: 'read' },
     waits: true,
     responses: {
-        '200': {
-            description: '`_` after connect; otherwise one event as JSON text, an array of them with batch=true, or an empty body when the poll timed out',
+        200: {
+            description:
+                '`_` after connect; otherwise one event as JSON text, an array of them with batch=true, or an empty body when the poll timed out',
             content: { 'text/plain': POLL_ANSWER },
         },
     },
@@ -72,7 +74,12 @@ export const pollingRoute = defineRoute({
         sid: Type.Optional(Type.String({ description: 'Session id the client chose; without one the client address' })),
         connect: Type.Optional(Type.String({ description: 'Present: start or refresh the session' })),
         timeout: Type.Optional(
-            Type.Integer({ minimum: 1000, maximum: 60_000, 'x-clamp': true, description: 'Poll timeout in ms, 1000..60000 (outside: the nearest bound); default 30000' }),
+            Type.Integer({
+                minimum: 1000,
+                maximum: 60_000,
+                'x-clamp': true,
+                description: 'Poll timeout in ms, 1000..60000 (outside: the nearest bound); default 30000',
+            }),
         ),
         batch: Type.Optional(Type.Boolean({ description: 'Answer a JSON array with every queued event' })),
     }),
@@ -80,7 +87,14 @@ export const pollingRoute = defineRoute({
         const share = ctx.events.polling.shared();
         if (share) {
             const connect = 'connect' in req.query || 'check' in req.query;
-            return sharedPoll(share, { owner: ctx.owner, sid: sidOf(req.input.sid, req.remoteAddress), connect, timeout: req.input.timeout, batch: req.input.batch === true, gone: req.gone! });
+            return sharedPoll(share, {
+                owner: ctx.owner,
+                sid: sidOf(req.input.sid, req.remoteAddress),
+                connect,
+                timeout: req.input.timeout,
+                batch: req.input.batch === true,
+                gone: req.gone!,
+            });
         }
         const session = ctx.events.polling.getOrCreate(ctx.owner, sidOf(req.input.sid, req.remoteAddress));
         const { timeout } = req.input;
@@ -94,6 +108,8 @@ export const pollingRoute = defineRoute({
         }
         const batch = req.input.batch === true;
         // answered from the delivery itself: 10,000 waiting polls cost no promise each
-        return Reply.later(reply => session.wait(batch, req.gone!, answer => reply(() => Reply.text(answerText(answer), 'text/plain'))));
+        return Reply.later(reply =>
+            session.wait(batch, req.gone!, answer => reply(() => Reply.text(answerText(answer), 'text/plain'))),
+        );
     },
 });

@@ -1,7 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { inertHeaders } from '../http/active-content';
 import { HttpError } from '../http/http-error';
-import { assertInstanceAlive, assertMessageAllowed, DEFAULT_MESSAGE_TIMEOUT_MS, instanceName, MAX_MESSAGE_TIMEOUT_MS, sendToInstance } from '../messaging/messaging';
+import {
+    assertInstanceAlive,
+    assertMessageAllowed,
+    DEFAULT_MESSAGE_TIMEOUT_MS,
+    instanceName,
+    MAX_MESSAGE_TIMEOUT_MS,
+    sendToInstance,
+} from '../messaging/messaging';
 import { paramsError } from '../http/parse-params';
 import { isTrueFlag } from '../http/query';
 import { MAX_JSON_DEPTH, tooDeep } from '../http/read-body';
@@ -18,12 +25,20 @@ function dataFromText(text: string | null | undefined): unknown {
         return undefined;
     }
     const trimmed = text.trim();
-    if (trimmed === 'null' || trimmed === 'true' || trimmed === 'false' || (trimmed !== '' && Number.isFinite(Number(trimmed)))) {
+    if (
+        trimmed === 'null' ||
+        trimmed === 'true' ||
+        trimmed === 'false' ||
+        (trimmed !== '' && Number.isFinite(Number(trimmed)))
+    ) {
         return JSON.parse(trimmed);
     }
     if (/^\{[\s\S]*\}$|^\[[\s\S]*\]$/.test(trimmed)) {
         if (tooDeep(trimmed)) {
-            throw paramsError([{ param: 'data', problem: `nested deeper than ${MAX_JSON_DEPTH} levels` }], ['message', 'data']);
+            throw paramsError(
+                [{ param: 'data', problem: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
+                ['message', 'data'],
+            );
         }
         try {
             return JSON.parse(trimmed);
@@ -55,7 +70,10 @@ function sendToRequest({ input, body }: SendToInput): SendToRequest {
 }
 
 async function ask(ctx: RequestContext, instance: string, request: SendToRequest): Promise<unknown> {
-    const timeout = Math.min(Math.max(parseInt(String(request.timeout), 10) || DEFAULT_MESSAGE_TIMEOUT_MS, 1), MAX_MESSAGE_TIMEOUT_MS);
+    const timeout = Math.min(
+        Math.max(parseInt(String(request.timeout), 10) || DEFAULT_MESSAGE_TIMEOUT_MS, 1),
+        MAX_MESSAGE_TIMEOUT_MS,
+    );
     try {
         return await sendToInstance(ctx, instance, String(request.message), request.data, timeout);
     } catch (err) {
@@ -92,13 +110,19 @@ async function sendTo(req: SendToInput, ctx: RequestContext): Promise<unknown> {
     }
     const content = answer.result !== undefined ? answer.result : reply;
     const type = String(request.responseContentType);
-    return typeof content === 'string' ? Reply.untrusted(content, type) : Reply.json(content ?? null, 200, { 'Content-Type': type, ...inertHeaders(type) });
+    return typeof content === 'string'
+        ? Reply.untrusted(content, type)
+        : Reply.json(content ?? null, 200, { 'Content-Type': type, ...inertHeaders(type) });
 }
 
 const SENDTO_ANSWERS = {
-    '200': {
-        description: 'The instance\'s reply as it is (or {"result":"sent"} with noResponse); with responseContentType that type',
-        content: { 'application/json': opaque('The instance\'s reply: any JSON it sent, or null when it sent nothing'), '*/*': Type.String() },
+    200: {
+        description:
+            'The instance\'s reply as it is (or {"result":"sent"} with noResponse); with responseContentType that type',
+        content: {
+            'application/json': opaque("The instance's reply: any JSON it sent, or null when it sent nothing"),
+            '*/*': Type.String(),
+        },
     },
 };
 
@@ -118,11 +142,15 @@ const sendToQuery = Type.Object({
     data: Type.Optional(Type.String({ description: 'The message data: null, true/false, a number, JSON, or text' })),
     noResponse: Type.Optional(Type.Boolean({ description: 'Do not wait for a reply; answers {"result":"sent"}' })),
     timeout: timeoutParam,
-    responseContentType: Type.Optional(Type.String({ description: 'Answer the reply\'s result with this Content-Type; 501 when the reply has an error' })),
+    responseContentType: Type.Optional(
+        Type.String({
+            description: "Answer the reply's result with this Content-Type; 501 when the reply has an error",
+        }),
+    ),
 });
 
 const sendToBody = Type.Object({
-    message: Type.Optional(Type.String({ description: 'The command; the query\'s message when left out' })),
+    message: Type.Optional(Type.String({ description: "The command; the query's message when left out" })),
     data: Type.Optional(Type.Unknown()),
     noResponse: Type.Optional(Type.Boolean()),
     timeout: timeoutParam,

@@ -7,7 +7,16 @@ import { convertText } from '../states/state-value';
 import { listingParams, listingReply, pageParams } from '../objects/listing-pages';
 import { stateSource } from '../objects/listing-sources';
 import { peekStateId, resolveStateId, splitIds } from '../states/state-id';
-import { patchState, peekStateAnswer, peekStateEntry, readStateEntry, stateCommon, toggleState, writeState, type StateRead } from '../states/states';
+import {
+    patchState,
+    peekStateAnswer,
+    peekStateEntry,
+    readStateEntry,
+    stateCommon,
+    toggleState,
+    writeState,
+    type StateRead,
+} from '../states/states';
 import type { Query } from '../http/query';
 import { writingContext, type RequestContext } from '../request-context';
 import { dictionary, json, ListedState, StateEntrySchema } from '../http/schemas';
@@ -30,7 +39,8 @@ const timeoutParam = Type.Optional(
         minimum: 0,
         maximum: MAX_WAIT_MS,
         'x-clamp': true,
-        description: 'Wait up to this many ms for the acknowledged value (larger values are capped at 60000, as in 4.0.2); 501 on timeout',
+        description:
+            'Wait up to this many ms for the acknowledged value (larger values are capped at 60000, as in 4.0.2); 501 on timeout',
     }),
 );
 
@@ -45,7 +55,7 @@ export const readState = defineRoute({
     permission: READ,
     writesOnGet: query => 'value' in query || 'toggle' in query,
     responses: {
-        '200': json(
+        200: json(
             Type.Union([StateEntrySchema, Type.Array(StateEntrySchema)]),
             'The state with its id (a list for several ids); after ?value= or ?toggle what was written',
         ),
@@ -54,7 +64,9 @@ export const readState = defineRoute({
     conditional: 'read',
     query: Type.Object({
         withInfo: Type.Optional(Type.Boolean({ description: 'Merge the object into each answer' })),
-        value: Type.Optional(Type.String({ description: 'Write this value (converted by the state type) to the first id' })),
+        value: Type.Optional(
+            Type.String({ description: 'Write this value (converted by the state type) to the first id' }),
+        ),
         ack: Type.Optional(Type.Boolean({ description: 'With value: write as acknowledged' })),
         toggle: Type.Optional(Type.String({ description: 'Present: toggle the first id' })),
         timeout: timeoutParam,
@@ -87,7 +99,12 @@ function entryReply({ entry, state }: StateRead, withInfo: boolean): Reply {
 }
 
 /** `value` and `toggle` count by their presence, as in 4.0.2 (`?toggle`, `?value=` writes an empty text). */
-async function readStates(params: { stateId: string }, query: Query, input: { withInfo?: boolean; ack?: boolean; timeout?: number }, ctx: RequestContext): Promise<unknown> {
+async function readStates(
+    params: { stateId: string },
+    query: Query,
+    input: { withInfo?: boolean; ack?: boolean; timeout?: number },
+    ctx: RequestContext,
+): Promise<unknown> {
     const ids = splitIds(params.stateId);
     if (!ids.length) {
         throw new HttpError('NOT_FOUND', 'ID not found', { context: { id: params.stateId } });
@@ -108,7 +125,9 @@ async function readStates(params: { stateId: string }, query: Query, input: { wi
     if (ids.length === 1) {
         return entryReply(await readStateEntry(ctx, ids[0], withInfo), withInfo);
     }
-    return Reply.json((await Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)))).map(read => read.entry)).validated('body');
+    return Reply.json(
+        (await Promise.all(ids.map(id => readStateEntry(ctx, id, withInfo)))).map(read => read.entry),
+    ).validated('body');
 }
 
 export const updateState = defineRoute({
@@ -118,7 +137,7 @@ export const updateState = defineRoute({
     summary: 'Write a state from a JSON body {val, ack, ...}',
     tag: 'state',
     permission: WRITE,
-    responses: { '200': json(StateEntrySchema, 'What was written, with the id; with timeout the acknowledged state') },
+    responses: { 200: json(StateEntrySchema, 'What was written, with the id; with timeout the acknowledged state') },
     errors: [404, 501],
     conditional: 'write',
     body: 'json',
@@ -133,7 +152,13 @@ export const updateState = defineRoute({
         from: Type.Optional(Type.String()),
     }),
     handler({ params, input, body, headers }, ctx) {
-        return patchState(ctx, splitIds(params.stateId)[0] ?? params.stateId, body, timeoutOf(input), preconditionOf(headers));
+        return patchState(
+            ctx,
+            splitIds(params.stateId)[0] ?? params.stateId,
+            body,
+            timeoutOf(input),
+            preconditionOf(headers),
+        );
     },
 });
 
@@ -145,7 +170,7 @@ export const toggleStateRoute = defineRoute({
     tag: 'state',
     permission: WRITE,
     writesOnGet: true,
-    responses: { '200': json(StateEntrySchema, 'The written value with the id; with timeout the acknowledged state') },
+    responses: { 200: json(StateEntrySchema, 'The written value with the id; with timeout the acknowledged state') },
     errors: [404, 422, 501],
     query: Type.Object({ timeout: timeoutParam }),
     async handler({ params, input }, ctx) {
@@ -158,7 +183,7 @@ function plainReply(id: string, state: ioBroker.State | null, input: { extraPlai
     if (!state) {
         throw new HttpError('NOT_FOUND', 'State not found', { context: { id } });
     }
-    const text = input.extraPlain === true ? String(state.val) : JSON.stringify(state.val) ?? 'null';
+    const text = input.extraPlain === true ? String(state.val) : (JSON.stringify(state.val) ?? 'null');
     // 4.0.2 clients got text/html; text/plain is what its docs promised and what is safe
     return Reply.text(text, 'text/plain; charset=utf-8').validated(stateValidator(state));
 }
@@ -170,7 +195,7 @@ export const plainState = defineRoute({
     summary: 'Read only the value, as JSON text (or as plain text with extraPlain=true)',
     tag: 'state',
     permission: READ,
-    responses: { '200': { description: 'The value as text', content: { 'text/plain': Type.String() } } },
+    responses: { 200: { description: 'The value as text', content: { 'text/plain': Type.String() } } },
     errors: [404],
     conditional: 'read',
     query: Type.Object({
@@ -181,7 +206,7 @@ export const plainState = defineRoute({
         const resolved = peekStateId(ctx, idOrName);
         const hit = resolved && ctx.data.peekState(resolved.id);
         if (hit) {
-            return plainReply(resolved!.id, hit, input);
+            return plainReply(resolved.id, hit, input);
         }
         return (async () => {
             const { id } = await resolveStateId(ctx, idOrName);
@@ -198,7 +223,15 @@ export const listStates = defineRoute({
     tag: 'state',
     permission: { type: 'state', operation: 'list' },
     conditional: 'read',
-    responses: { '200': json(dictionary(Type.Union([ListedState, Type.Null()]), 'id → state (only the asked fields with fields); null for an id without a value'), 'The states; a page when limit is given, the next one in the Link header') },
+    responses: {
+        200: json(
+            dictionary(
+                Type.Union([ListedState, Type.Null()]),
+                'id → state (only the asked fields with fields); null for an id without a value',
+            ),
+            'The states; a page when limit is given, the next one in the Link header',
+        ),
+    },
     query: Type.Object({
         filter: Type.Optional(Type.String({ description: 'Pattern, e.g. system.adapter.*; default *' })),
         ...pageParams('state'),
@@ -206,6 +239,12 @@ export const listStates = defineRoute({
     handler({ input, url }, ctx) {
         const filter = safePattern('filter', input.filter || '*');
         // the admin's whole listings come from a coherent cache: the same answer for all admin requests
-        return listingReply(ctx, `states\n${filter}`, listingParams(input, 'state'), url, stateSource(ctx.data, filter));
+        return listingReply(
+            ctx,
+            `states\n${filter}`,
+            listingParams(input, 'state'),
+            url,
+            stateSource(ctx.data, filter),
+        );
     },
 });

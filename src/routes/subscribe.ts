@@ -12,7 +12,12 @@ const READ_OBJECT = { type: 'object', operation: 'read' } as const;
 const PATTERN_EXAMPLE = 'system.adapter.admin.0.*';
 
 const subscriptionQuery = Type.Object({
-    method: Type.Optional(Type.String({ description: '"polling" for long polling; for a URL hook the HTTP method of deliveries (POST, PUT, PATCH, GET)' })),
+    method: Type.Optional(
+        Type.String({
+            description:
+                '"polling" for long polling; for a URL hook the HTTP method of deliveries (POST, PUT, PATCH, GET)',
+        }),
+    ),
     sid: Type.Optional(Type.String({ description: 'Long-polling session id' })),
     url: Type.Optional(Type.String({ description: 'URL hook that receives the events' })),
     onchange: Type.Optional(Type.Boolean({ description: 'Only changed values' })),
@@ -20,27 +25,41 @@ const subscriptionQuery = Type.Object({
     secret: Type.Optional(Type.String({ description: 'Sign every hook delivery (Standard Webhooks, HMAC-SHA256)' })),
 });
 /** The routes that take a pattern read it from the body or, as in 4.0.2, the query. */
-const patternQuery = Type.Object({ ...subscriptionQuery.properties, pattern: Type.Optional(Type.String({ description: 'Id pattern, e.g. ' + PATTERN_EXAMPLE })) });
+const patternQuery = Type.Object({
+    ...subscriptionQuery.properties,
+    pattern: Type.Optional(Type.String({ description: `Id pattern, e.g. ${PATTERN_EXAMPLE}` })),
+});
 const subscriptionBody = Type.Object({ ...subscriptionQuery.properties, pattern: Type.Optional(Type.String()) });
 
 const HOOK_CALLS = {
-    description: 'URL hooks then receive these bodies (JSON, with the registered method), polling sessions get them from /v1/polling',
+    description:
+        'URL hooks then receive these bodies (JSON, with the registered method), polling sessions get them from /v1/polling',
     content: { 'application/json': EVENT_BODY },
 };
 
 /** What every subscription route answers besides its own 200: the events that follow. */
-const answers = (ok: RouteResponse): Record<string, RouteResponse> => ({ '200': ok, 'x-events': HOOK_CALLS });
+const answers = (ok: RouteResponse): Record<string, RouteResponse> => ({ 200: ok, 'x-events': HOOK_CALLS });
 
-const STATE_ANSWERS = answers(json(Type.Union([StateSchema, Type.Null()]), 'Subscribed: the current state (null when it has no value yet)'));
+const STATE_ANSWERS = answers(
+    json(Type.Union([StateSchema, Type.Null()]), 'Subscribed: the current state (null when it has no value yet)'),
+);
 const OBJECT_ANSWERS = answers(json(ObjectSchema, 'Subscribed: the current object'));
 const OK = Type.Object({ result: Type.Literal('OK') });
 const SUBSCRIBED = answers(json(OK, 'Subscribed'));
 const UNSUBSCRIBED = answers(json(OK, 'Unsubscribed (also when nothing was subscribed)'));
 const patternsList = (description: string) => Type.Array(Type.String(), { description });
-const STATE_LIST = answers(json(Type.Object({ states: patternsList('State ids and patterns') }), 'The subscribed state ids and patterns'));
+const STATE_LIST = answers(
+    json(Type.Object({ states: patternsList('State ids and patterns') }), 'The subscribed state ids and patterns'),
+);
 // 4.0.2 answered the object list under `states` too
 const OBJECT_LIST = answers(
-    json(Type.Object({ states: patternsList('Object ids and patterns, named as in 4.0.2'), objects: patternsList('The same list') }), 'The subscribed object ids and patterns'),
+    json(
+        Type.Object({
+            states: patternsList('Object ids and patterns, named as in 4.0.2'),
+            objects: patternsList('The same list'),
+        }),
+        'The subscribed object ids and patterns',
+    ),
 );
 
 /**
@@ -49,7 +68,12 @@ const OBJECT_LIST = answers(
  */
 const SUBSCRIPTION = { scoped: 'ids', body: 'json', optionalBody: true, errors: [404, 409] } satisfies Partial<Route>;
 
-async function subscribeOne(sub: SubscriptionRequest, ctx: RequestContext, kind: 'state' | 'object', id: string): Promise<unknown> {
+async function subscribeOne(
+    sub: SubscriptionRequest,
+    ctx: RequestContext,
+    kind: 'state' | 'object',
+    id: string,
+): Promise<unknown> {
     const context = { [kind === 'state' ? 'stateId' : 'objectId']: id };
     if (isPattern(id)) {
         throw new HttpError('NOT_FOUND', 'Use the pattern routes for patterns', { context });
@@ -60,23 +84,36 @@ async function subscribeOne(sub: SubscriptionRequest, ctx: RequestContext, kind:
         throw new HttpError('NOT_FOUND', 'object not found', { context: { ...context, url: sub.params.url } });
     }
     if (kind === 'state' && obj.type !== 'state') {
-        throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', { context: { ...context, type: obj.type, url: sub.params.url } });
+        throw new HttpError('INVALID_PARAMS', 'Cannot subscribe on non-state', {
+            context: { ...context, type: obj.type, url: sub.params.url },
+        });
     }
     const state = kind === 'state' ? await ctx.data.readState(id) : null;
     const target = (await subscriptionTarget(sub, ctx, true))!;
-    const subscription = await target.set.add(kind, id, kind === 'state' ? filterOf(sub.params) : {}, kind === 'state' ? 'stateId' : 'objectId');
+    const subscription = await target.set.add(
+        kind,
+        id,
+        kind === 'state' ? filterOf(sub.params) : {},
+        kind === 'state' ? 'stateId' : 'objectId',
+    );
     if (state) {
         subscription.remember(id, state.val);
     }
     await target.changed();
-    return kind === 'state' ? state ?? null : obj;
+    return kind === 'state' ? (state ?? null) : obj;
 }
 
-async function subscribePattern(sub: SubscriptionRequest, ctx: RequestContext, kind: 'state' | 'object'): Promise<unknown> {
+async function subscribePattern(
+    sub: SubscriptionRequest,
+    ctx: RequestContext,
+    kind: 'state' | 'object',
+): Promise<unknown> {
     const { pattern, url } = sub.params;
     if (typeof pattern !== 'string' || !pattern) {
         const example = url ? { url: 'http://ipaddress:9000/hook/' } : {};
-        throw new HttpError('INVALID_PARAMS', 'pattern not provided', { context: { expectedBody: { ...example, pattern: PATTERN_EXAMPLE } } });
+        throw new HttpError('INVALID_PARAMS', 'pattern not provided', {
+            context: { expectedBody: { ...example, pattern: PATTERN_EXAMPLE } },
+        });
     }
     // before the target: a hook is checked by calling its URL, which a refused pattern must not cause
     const safe = safePattern('pattern', pattern);
@@ -86,7 +123,12 @@ async function subscribePattern(sub: SubscriptionRequest, ctx: RequestContext, k
     return { result: 'OK' };
 }
 
-async function unsubscribe(sub: SubscriptionRequest, ctx: RequestContext, kind: 'state' | 'object', pattern: string | undefined): Promise<unknown> {
+async function unsubscribe(
+    sub: SubscriptionRequest,
+    ctx: RequestContext,
+    kind: 'state' | 'object',
+    pattern: string | undefined,
+): Promise<unknown> {
     const target = await subscriptionTarget(sub, ctx, false);
     if (target) {
         await target.set.remove(kind, pattern);

@@ -36,7 +36,15 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** `input`: the query as its schema parsed it; `body`: parsed by its schema, or as sent (GET). */
-export function subscriptionRequest({ body, input, remoteAddress }: { body: unknown; input: SubscriptionParams; remoteAddress: string }): SubscriptionRequest {
+export function subscriptionRequest({
+    body,
+    input,
+    remoteAddress,
+}: {
+    body: unknown;
+    input: SubscriptionParams;
+    remoteAddress: string;
+}): SubscriptionRequest {
     const fromBody: SubscriptionParams = isJsonObject(body) ? body : {};
     const params: SubscriptionParams = {};
     for (const name of NAMES) {
@@ -98,7 +106,9 @@ export async function subscriptionTarget(
     }
     const { url } = params;
     if (typeof url !== 'string' || !url) {
-        throw new HttpError('INVALID_PARAMS', 'url not provided', { context: { expectedBody: { url: HOOK_EXAMPLE, ...extraExample } } });
+        throw new HttpError('INVALID_PARAMS', 'url not provided', {
+            context: { expectedBody: { url: HOOK_EXAMPLE, ...extraExample } },
+        });
     }
     // what another instance changed before this request is seen here
     await ctx.events.hooks.settled();
@@ -108,6 +118,11 @@ export async function subscriptionTarget(
     }
     const method = String(params.method ?? 'POST').toUpperCase();
     const { secret } = params;
-    const hook = await ctx.events.hooks.register(ctx.owner, url, (METHODS.has(method) ? method : 'POST') as HookMethod, typeof secret === 'string' && secret ? secret : undefined);
+    const hook = await ctx.events.hooks.register(
+        ctx.owner,
+        url,
+        (METHODS.has(method) ? method : 'POST') as HookMethod,
+        typeof secret === 'string' && secret ? secret : undefined,
+    );
     return hookTarget(ctx, hook);
 }

@@ -32,7 +32,9 @@ const TokenInfoSchema = Type.Object({
 /** A token must not mint or revoke tokens: a leaked one could otherwise outlive its own revocation. */
 function assertPasswordLogin(ctx: RequestContext): void {
     if (ctx.acl.token) {
-        throw new HttpError('FORBIDDEN', 'permissionError', { context: { reason: 'API tokens are managed with the user\'s login, not with a token' } });
+        throw new HttpError('FORBIDDEN', 'permissionError', {
+            context: { reason: "API tokens are managed with the user's login, not with a token" },
+        });
     }
 }
 
@@ -50,10 +52,20 @@ export const createTokenRoute = defineRoute({
     body: 'json',
     requestBody: Type.Object({
         name: Type.String({ minLength: 1, maxLength: 64, description: 'What it is for, e.g. evcc' }),
-        expiresInDays: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DAYS, description: 'Omitted or 0: it never expires' })),
+        expiresInDays: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: MAX_DAYS, description: 'Omitted or 0: it never expires' }),
+        ),
         scope: Type.Optional(ScopeSchema),
     }),
-    responses: { '201': json(Type.Composite([TokenInfoSchema, Type.Object({ token: Type.String({ description: 'The secret: shown only here' }) })]), 'The new token') },
+    responses: {
+        201: json(
+            Type.Composite([
+                TokenInfoSchema,
+                Type.Object({ token: Type.String({ description: 'The secret: shown only here' }) }),
+            ]),
+            'The new token',
+        ),
+    },
     errors: [403, 409],
     async handler({ body }, ctx) {
         assertPasswordLogin(ctx);
@@ -62,7 +74,10 @@ export const createTokenRoute = defineRoute({
         const served = (name: string) => !name.includes(' ') && Object.hasOwn(ctx.meta.permissions, name);
         const unknown = wanted.scope ? unknownCommands(wanted.scope, served) : [];
         if (unknown.length) {
-            throw paramsError(unknown.map(name => ({ param: 'scope.commands', problem: `unknown command ${name}` })), ['name', 'expiresInDays', 'scope']);
+            throw paramsError(
+                unknown.map(name => ({ param: 'scope.commands', problem: `unknown command ${name}` })),
+                ['name', 'expiresInDays', 'scope'],
+            );
         }
         for (const access of ['read', 'write'] as const) {
             wanted.scope?.[access]?.forEach((pattern, i) => safePattern(`scope.${access}[${i}]`, pattern));
@@ -77,10 +92,10 @@ export const createTokenRoute = defineRoute({
 export const listTokensRoute = defineRoute({
     method: 'GET',
     path: '/v1/tokens',
-    summary: 'The caller\'s API tokens (administrators: everyone\'s), without secrets',
+    summary: "The caller's API tokens (administrators: everyone's), without secrets",
     tag: 'tokens',
     permission: null,
-    responses: { '200': json(Type.Array(TokenInfoSchema), 'Oldest first') },
+    responses: { 200: json(Type.Array(TokenInfoSchema), 'Oldest first') },
     errors: [403],
     async handler(_req, ctx) {
         assertPasswordLogin(ctx);
@@ -91,11 +106,11 @@ export const listTokensRoute = defineRoute({
 export const revokeTokenRoute = defineRoute({
     method: 'DELETE',
     path: '/v1/tokens/:tokenId',
-    summary: 'Revoke an API token of the caller (administrators: anyone\'s); refused at once everywhere',
+    summary: "Revoke an API token of the caller (administrators: anyone's); refused at once everywhere",
     tag: 'tokens',
     permission: null,
     params: Type.Object({ tokenId: Type.String({ maxLength: 64, description: 'The id from the list' }) }),
-    responses: { '204': { description: 'Revoked' } },
+    responses: { 204: { description: 'Revoked' } },
     errors: [403, 404],
     async handler({ params }, ctx) {
         assertPasswordLogin(ctx);
@@ -104,7 +119,9 @@ export const revokeTokenRoute = defineRoute({
             throw new HttpError('NOT_FOUND', 'API token not found', { context: { tokenId: params.tokenId } });
         }
         // its events stop at once anyway (each delivery checks the token); its hooks need not linger
-        await ctx.events.hooks.dropOwner(ownerOf({ user: revoked.user, token: { id: params.tokenId, ref: revoked.ref } }));
+        await ctx.events.hooks.dropOwner(
+            ownerOf({ user: revoked.user, token: { id: params.tokenId, ref: revoked.ref } }),
+        );
         return Reply.noContent();
     },
 });

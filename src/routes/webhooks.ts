@@ -16,7 +16,9 @@ function webhookGuardKey(name: string, address: string): string {
 // creating receivers writes objects; only administrators may, because a receiver opens a URL without login
 const MANAGE = { type: 'object', operation: 'write' } as const;
 
-const nameParams = Type.Object({ name: Type.String({ pattern: NAME_PATTERN, description: 'Receiver name: letters, digits, _ and -, up to 64' }) });
+const nameParams = Type.Object({
+    name: Type.String({ pattern: NAME_PATTERN, description: 'Receiver name: letters, digits, _ and -, up to 64' }),
+});
 
 function assertAdministrator(ctx: RequestContext): void {
     if (!isAdministrator(ctx.acl)) {
@@ -29,14 +31,17 @@ function receiverUrl(req: RouteRequest, secure: boolean, name: string): string {
     if (req.forwarded?.origin) {
         return `${req.forwarded.origin}${req.prefix}/webhooks/${name}`;
     }
-    const host = typeof req.headers.host === 'string' && /^[\w.:[\]-]+$/.test(req.headers.host) ? req.headers.host : '127.0.0.1';
+    const host =
+        typeof req.headers.host === 'string' && /^[\w.:[\]-]+$/.test(req.headers.host) ? req.headers.host : '127.0.0.1';
     return `${secure ? 'https' : 'http'}://${host}${req.prefix}/webhooks/${name}`;
 }
 
 const ReceiverSchema = Type.Object({
     name: Type.String(),
     url: Type.String({ description: 'Where senders post' }),
-    secret: Type.String({ description: 'Shown only in this answer: as ?key=, or the key of the HMAC-SHA256 signature' }),
+    secret: Type.String({
+        description: 'Shown only in this answer: as ?key=, or the key of the HMAC-SHA256 signature',
+    }),
 });
 
 export const putWebhookRoute = defineRoute({
@@ -51,14 +56,26 @@ export const putWebhookRoute = defineRoute({
     params: nameParams,
     body: 'json',
     optionalBody: true,
-    requestBody: Type.Object({ secret: Type.Optional(Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters; `whsec_<base64>` for Standard Webhooks' })) }),
-    responses: { '200': json(ReceiverSchema, 'The receiver, with its secret') },
+    requestBody: Type.Object({
+        secret: Type.Optional(
+            Type.String({
+                minLength: 8,
+                maxLength: 256,
+                description: 'At least 8 characters; `whsec_<base64>` for Standard Webhooks',
+            }),
+        ),
+    }),
+    responses: { 200: json(ReceiverSchema, 'The receiver, with its secret') },
     noStore: true,
     async handler(req, ctx) {
         assertAdministrator(ctx);
         const secret = req.body?.secret;
         const receiver = await ctx.events.receivers.put(req.params.name, secret);
-        return { name: receiver.name, url: receiverUrl(req, ctx.meta.config.secure, receiver.name), secret: receiver.secret };
+        return {
+            name: receiver.name,
+            url: receiverUrl(req, ctx.meta.config.secure, receiver.name),
+            secret: receiver.secret,
+        };
     },
 });
 
@@ -69,15 +86,27 @@ export const listWebhooksRoute = defineRoute({
     tag: 'webhooks',
     permission: MANAGE,
     responses: {
-        '200': json(
-            Type.Array(Type.Object({ name: Type.String(), url: Type.String(), lastReceived: Type.Union([Type.Number(), Type.Null()], { description: 'ms since 1970, null before the first post' }) })),
+        200: json(
+            Type.Array(
+                Type.Object({
+                    name: Type.String(),
+                    url: Type.String(),
+                    lastReceived: Type.Union([Type.Number(), Type.Null()], {
+                        description: 'ms since 1970, null before the first post',
+                    }),
+                }),
+            ),
             'Receivers by name',
         ),
     },
     async handler(req, ctx) {
         assertAdministrator(ctx);
         const all = await ctx.events.receivers.list();
-        return all.map(r => ({ name: r.name, url: receiverUrl(req, ctx.meta.config.secure, r.name), lastReceived: r.lastReceived }));
+        return all.map(r => ({
+            name: r.name,
+            url: receiverUrl(req, ctx.meta.config.secure, r.name),
+            lastReceived: r.lastReceived,
+        }));
     },
 });
 
@@ -89,7 +118,7 @@ export const deleteWebhookRoute = defineRoute({
     permission: MANAGE,
     params: nameParams,
     query: Type.Object({ purge: Type.Optional(Type.Boolean({ description: 'Delete its states too' })) }),
-    responses: { '200': json(Type.Object({ name: Type.String(), purged: Type.Boolean() }), 'Removed') },
+    responses: { 200: json(Type.Object({ name: Type.String(), purged: Type.Boolean() }), 'Removed') },
     errors: [404],
     async handler(req, ctx) {
         assertAdministrator(ctx);
@@ -104,9 +133,10 @@ export const deleteWebhookRoute = defineRoute({
 export const receiveWebhookRoute = defineRoute({
     method: 'POST',
     path: '/webhooks/:name',
-    summary: 'Inbound webhook: the payload becomes states under rest-api.<instance>.webhooks.<name> (the secret authenticates)',
+    summary:
+        'Inbound webhook: the payload becomes states under rest-api.<instance>.webhooks.<name> (the secret authenticates)',
     description:
-        'No login: the receiver\'s secret as ?key=<secret>, or an HMAC-SHA256 signature of the body in X-Webhook-Signature ' +
+        "No login: the receiver's secret as ?key=<secret>, or an HMAC-SHA256 signature of the body in X-Webhook-Signature " +
         '(sha256=<hex>) or in the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature). Every leaf of a ' +
         'JSON object or array (arrays by index; at most 500 values and 8 levels) or form field becomes a state, created on first ' +
         'sight (read-only, its type from the value); `raw` keeps the body, as text; `lastReceived` the time. A wrong secret is 401 ' +
@@ -117,7 +147,9 @@ export const receiveWebhookRoute = defineRoute({
     // it writes states: while the database is away it answers 503 like every route that needs it
     offline: false,
     params: nameParams,
-    query: Type.Object({ key: Type.Optional(Type.String({ description: 'The receiver secret (instead of a signature)' })) }),
+    query: Type.Object({
+        key: Type.Optional(Type.String({ description: 'The receiver secret (instead of a signature)' })),
+    }),
     body: 'raw',
     bodyLimit: MAX_PAYLOAD_BYTES,
     // anyone may post here: the receiver and what of its secret can be checked come before any body is read
@@ -134,7 +166,16 @@ export const receiveWebhookRoute = defineRoute({
             throw wrongSecret();
         }
     },
-    responses: { '200': json(Type.Object({ name: Type.String(), states: Type.Integer({ description: 'Values written from the payload' }), lastReceived: Type.Number() }), 'Written') },
+    responses: {
+        200: json(
+            Type.Object({
+                name: Type.String(),
+                states: Type.Integer({ description: 'Values written from the payload' }),
+                lastReceived: Type.Number(),
+            }),
+            'Written',
+        ),
+    },
     errors: [400, 401, 404, 413, 422, 429, 503],
     async handler(req, ctx) {
         const { events } = ctx;

@@ -7,12 +7,23 @@ import type { Route } from './route';
  * as `listPermissions` answers it: derived from the command files and the route table themselves,
  * so it can never disagree with what is enforced. Commands first, each group in name order.
  */
-export function permissionTable(commands: Iterable<Command>, routes: readonly Route[]): Readonly<Record<string, PermissionEntry>> {
+export function permissionTable(
+    commands: Iterable<Command>,
+    routes: readonly Route[],
+): Readonly<Record<string, PermissionEntry>> {
     const table: Record<string, PermissionEntry> = {};
     for (const cmd of [...commands].sort((a, b) => a.name.localeCompare(b.name))) {
         table[cmd.name] = cmd.permission ?? FREE;
     }
-    const documented = routes.filter(route => !route.hidden).map(route => [`${route.method} ${route.path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, `{${route.wildcard ?? 'path'}}`)}`, route] as const);
+    const documented = routes
+        .filter(route => !route.hidden)
+        .map(
+            route =>
+                [
+                    `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, `{${route.wildcard ?? 'path'}}`)}`,
+                    route,
+                ] as const,
+        );
     for (const [key, route] of documented.sort(([a], [b]) => a.localeCompare(b))) {
         table[key] = route.permission ?? FREE;
     }

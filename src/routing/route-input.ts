@@ -25,9 +25,12 @@ export function pathSchema(route: Route): TObject {
     if (!schema) {
         const names = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => name);
         const declared = route.params?.properties ?? {};
-        const properties: Record<string, TSchema> = Object.fromEntries(names.map(n => [n, declared[n] ?? Type.String()]));
+        const properties: Record<string, TSchema> = Object.fromEntries(
+            names.map(n => [n, declared[n] ?? Type.String()]),
+        );
         if (route.path.endsWith('*')) {
-            properties[wildcardName(route)] = declared[wildcardName(route)] ?? Type.String({ description: 'May contain /' });
+            properties[wildcardName(route)] =
+                declared[wildcardName(route)] ?? Type.String({ description: 'May contain /' });
         }
         schema = Type.Object(properties);
         pathSchemas.set(route, schema);
@@ -78,11 +81,15 @@ function nestedNames(schema: TObject): string[] {
 export function parseJsonObject(schema: TObject, value: unknown, where = ''): Record<string, unknown> {
     if (!isJsonObject(value)) {
         const what = where ? `'${where}'` : 'The body';
-        throw new HttpError('INVALID_PARAMS', `${what} must be a JSON object${where ? '' : ` with ${Object.keys(schema.properties).join(', ')}`}`, {
-            context: {
-                details: [{ param: where || '(body)', problem: 'must be a JSON object' }],
+        throw new HttpError(
+            'INVALID_PARAMS',
+            `${what} must be a JSON object${where ? '' : ` with ${Object.keys(schema.properties).join(', ')}`}`,
+            {
+                context: {
+                    details: [{ param: where || '(body)', problem: 'must be a JSON object' }],
+                },
             },
-        });
+        );
     }
     const nested = nestedNames(schema);
     // copied only when a nested object is parsed into it: the client's body stays as sent
@@ -91,9 +98,17 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
     for (const name of nested) {
         if (given[name] !== undefined) {
             try {
-                given[name] = parseJsonObject(schema.properties[name] as TObject, given[name], where ? `${where}.${name}` : name);
+                given[name] = parseJsonObject(
+                    schema.properties[name] as TObject,
+                    given[name],
+                    where ? `${where}.${name}` : name,
+                );
             } catch (err) {
-                problems.push(...(((err as HttpError).context?.details as ParamProblem[] | undefined) ?? [{ param: name, problem: (err as Error).message }]));
+                problems.push(
+                    ...(((err as HttpError).context?.details as ParamProblem[] | undefined) ?? [
+                        { param: name, problem: (err as Error).message },
+                    ]),
+                );
             }
         }
     }
@@ -112,7 +127,12 @@ export function parseJsonObject(schema: TObject, value: unknown, where = ''): Re
     } catch (err) {
         const details = (err as HttpError).context?.details as ParamProblem[] | undefined;
         // a nested object's problems name their place from the body's top, e.g. `options.count`
-        throw where && details ? paramsError(details.map(p => ({ ...p, param: `${where}.${p.param}` })), Object.keys(schema.properties)) : err;
+        throw where && details
+            ? paramsError(
+                  details.map(p => ({ ...p, param: `${where}.${p.param}` })),
+                  Object.keys(schema.properties),
+              )
+            : err;
     }
     if (schema.additionalProperties === false) {
         return parsed;

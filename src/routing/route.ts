@@ -128,11 +128,19 @@ export interface Route {
 type BodyKind = NonNullable<Route['body']>;
 
 /** `:name` parts of a path literal, and `*` for a trailing wildcard; any name for a path that is no literal. */
-type PathNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}` ? Name | PathNames<Rest> : Path extends `${string}:${infer Name}` ? Name : never;
-type PathParams<Path extends string> = string extends Path ? Record<string, string> : Record<PathNames<Path> | (Path extends `${string}*` ? '*' : never), string>;
+type PathNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+    ? Name | PathNames<Rest>
+    : Path extends `${string}:${infer Name}`
+      ? Name
+      : never;
+type PathParams<Path extends string> = string extends Path
+    ? Record<string, string>
+    : Record<PathNames<Path> | (Path extends `${string}*` ? '*' : never), string>;
 
 /** Declared path parameters as their schema parses them; the other `:name`s as text. */
-type ParamsOf<Path extends string, P> = P extends TObject ? Omit<PathParams<Path>, keyof Static<P>> & Static<P> : PathParams<Path>;
+type ParamsOf<Path extends string, P> = P extends TObject
+    ? Omit<PathParams<Path>, keyof Static<P>> & Static<P>
+    : PathParams<Path>;
 /** The declared query parameters; none without a `query` schema. */
 type InputOf<Q> = Q extends TObject ? Static<Q> : Record<never, never>;
 /**
@@ -151,10 +159,17 @@ type BodyOf<K, B, Optional> = K extends 'json'
           ? Buffer
           : undefined;
 
-type TypedRequest<Path extends string, Q, P, K, B, Optional> = RouteRequest<ParamsOf<Path, P>, InputOf<Q>, BodyOf<K, B, Optional>>;
+type TypedRequest<Path extends string, Q, P, K, B, Optional> = RouteRequest<
+    ParamsOf<Path, P>,
+    InputOf<Q>,
+    BodyOf<K, B, Optional>
+>;
 
 /** A route as written in its file: the same fields as `Route`, with the handler's request typed by them. */
-export interface RouteDeclaration<Path extends string, Q, P, K, B, Optional> extends Omit<Route, 'path' | 'query' | 'params' | 'body' | 'requestBody' | 'optionalBody' | 'beforeBody' | 'handler'> {
+export interface RouteDeclaration<Path extends string, Q, P, K, B, Optional> extends Omit<
+    Route,
+    'path' | 'query' | 'params' | 'body' | 'requestBody' | 'optionalBody' | 'beforeBody' | 'handler'
+> {
     path: Path;
     query?: Q;
     params?: P;

@@ -24,7 +24,11 @@ export type AppRouter = Instance<HTTPVersion.V1>;
 const noop = (): void => undefined;
 
 /** Builds the route table once, the same table under every prefix; requests only look up, never build. */
-export function buildRouter(routes: readonly Route[], commands: Iterable<Command>, prefixes: readonly string[]): AppRouter {
+export function buildRouter(
+    routes: readonly Route[],
+    commands: Iterable<Command>,
+    prefixes: readonly string[],
+): AppRouter {
     const router = FindMyWay({
         caseSensitive: false,
         ignoreTrailingSlash: true,
@@ -35,10 +39,20 @@ export function buildRouter(routes: readonly Route[], commands: Iterable<Command
     const commandList = [...commands];
     for (const prefix of prefixes) {
         for (const route of routes) {
-            router.on(route.method, prefix + route.path, noop, { route, prefix, label: `${route.method} ${route.path}`, metric: route.path } satisfies Target);
+            router.on(route.method, prefix + route.path, noop, {
+                route,
+                prefix,
+                label: `${route.method} ${route.path}`,
+                metric: route.path,
+            } satisfies Target);
         }
         for (const command of commandList) {
-            router.on(['GET', 'POST'], `${prefix}/v1/command/${command.name}`, noop, { command, prefix, label: '/v1/command/{name}', metric: `/v1/command/${command.name}` } satisfies Target);
+            router.on(['GET', 'POST'], `${prefix}/v1/command/${command.name}`, noop, {
+                command,
+                prefix,
+                label: '/v1/command/{name}',
+                metric: `/v1/command/${command.name}`,
+            } satisfies Target);
         }
     }
     return router;

@@ -19,7 +19,10 @@ function failure(err: unknown): Record<string, unknown> {
 }
 
 /** `ifMatch` of an entry in state form: the write happens only if the stored version has this ETag. */
-function entryPrecondition(state: Record<string, unknown>): { state: Record<string, unknown>; precondition?: Precondition } {
+function entryPrecondition(state: Record<string, unknown>): {
+    state: Record<string, unknown>;
+    precondition?: Precondition;
+} {
     if (!('ifMatch' in state)) {
         return { state };
     }
@@ -41,7 +44,10 @@ async function eachLimited(ids: string[], work: (id: string) => Promise<void>): 
 /** The body of a bulk request: a JSON object of at most MAX_BULK_IDS entries. */
 export function bulkEntries(body: unknown, what: string): Array<[string, unknown]> {
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
-        throw new HttpError('INVALID_PARAMS', `${what} must be a JSON object {"<id>": <value or {val, ack, ...}>, ...}`);
+        throw new HttpError(
+            'INVALID_PARAMS',
+            `${what} must be a JSON object {"<id>": <value or {val, ack, ...}>, ...}`,
+        );
     }
     const entries = Object.entries(body);
     assertBulkSize(entries.length);
@@ -59,7 +65,10 @@ export function assertBulkSize(count: number): void {
  * Writes every entry as a single PATCH would (id or name, conversion by the state's type, the caller's
  * ACL); one failing id never stops the others. Answers `{id: {val, ack}}` or `{id: {error, status}}`.
  */
-export async function writeStates(ctx: RequestContext, entries: Array<[string, unknown]>): Promise<{ answer: BulkAnswer; failed: number }> {
+export async function writeStates(
+    ctx: RequestContext,
+    entries: Array<[string, unknown]>,
+): Promise<{ answer: BulkAnswer; failed: number }> {
     const answer: BulkAnswer = {};
     const values = new Map(entries);
     let failed = 0;
@@ -67,7 +76,9 @@ export async function writeStates(ctx: RequestContext, entries: Array<[string, u
         const given = values.get(key);
         try {
             // a state object when it carries `val`, otherwise the value itself (also an object for json states)
-            const entry = (given && typeof given === 'object' && !Array.isArray(given) && 'val' in given ? given : { val: given }) as Record<string, unknown>;
+            const entry = (
+                given && typeof given === 'object' && !Array.isArray(given) && 'val' in given ? given : { val: given }
+            ) as Record<string, unknown>;
             const { state, precondition } = entryPrecondition(entry);
             const written = await patchState(ctx, key, state, 0, precondition);
             answer[key] = { val: written.val, ack: !!written.ack };
@@ -90,17 +101,29 @@ export function stateFields(fields: unknown): string[] | undefined {
         return undefined;
     }
     if (!Array.isArray(fields) || fields.some(f => typeof f !== 'string')) {
-        throw new HttpError('INVALID_PARAMS', 'fields must be an array of field names', { context: { details: [{ param: 'fields', problem: 'must be an array of strings' }] } });
+        throw new HttpError('INVALID_PARAMS', 'fields must be an array of field names', {
+            context: { details: [{ param: 'fields', problem: 'must be an array of strings' }] },
+        });
     }
     const unknown = unknownFields(fields, 'state');
     if (unknown.length) {
-        throw new HttpError('INVALID_PARAMS', `Unknown fields: ${unknown.join(', ')}`, { context: { details: [{ param: 'fields', problem: `unknown: ${unknown.join(', ')}; known: ${STATE_FIELDS.join(', ')}` }] } });
+        throw new HttpError('INVALID_PARAMS', `Unknown fields: ${unknown.join(', ')}`, {
+            context: {
+                details: [
+                    { param: 'fields', problem: `unknown: ${unknown.join(', ')}; known: ${STATE_FIELDS.join(', ')}` },
+                ],
+            },
+        });
     }
     return fields as string[];
 }
 
 /** Reads the states of a list of ids with the caller's rights; per id the state, or `{error, status}`. */
-export async function readStatesById(ctx: RequestContext, ids: string[], fields: string[] | undefined): Promise<BulkAnswer> {
+export async function readStatesById(
+    ctx: RequestContext,
+    ids: string[],
+    fields: string[] | undefined,
+): Promise<BulkAnswer> {
     const answer: BulkAnswer = {};
     const unique = [...new Set(ids)];
     await eachLimited(unique, async id => {

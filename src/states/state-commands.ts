@@ -10,7 +10,10 @@ export const statesPatternParam = Type.Optional(
 );
 
 /** getStates and getForeignStates: a dictionary id → state (null where only the object exists). */
-export async function readStatesByPattern(ctx: RequestContext, pattern: string | string[] | undefined): Promise<Record<string, ioBroker.State | null>> {
+export async function readStatesByPattern(
+    ctx: RequestContext,
+    pattern: string | string[] | undefined,
+): Promise<Record<string, ioBroker.State | null>> {
     const states = await ctx.data.getStates(Array.isArray(pattern) ? pattern : safePattern('pattern', pattern || '*'));
-    return ctx.data.visibleStates((states ?? {}) as Record<string, ioBroker.State | null>, Array.isArray(pattern));
+    return ctx.data.visibleStates(states ?? {}, Array.isArray(pattern));
 }

@@ -44,9 +44,14 @@ export function convertText(text: string, type: string | undefined, id: string):
             try {
                 parsed = JSON.parse(text);
             } catch {
-                throw new HttpError('INVALID_PARAMS', `Value is not valid JSON for a state of type "${type}"`, { context: { id } });
+                throw new HttpError('INVALID_PARAMS', `Value is not valid JSON for a state of type "${type}"`, {
+                    context: { id },
+                });
             }
-            if ((type === 'array' && !Array.isArray(parsed)) || (type === 'object' && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)))) {
+            if (
+                (type === 'array' && !Array.isArray(parsed)) ||
+                (type === 'object' && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)))
+            ) {
                 throw new HttpError('INVALID_PARAMS', `Value is not a JSON ${type}`, { context: { id } });
             }
             return text;

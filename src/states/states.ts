@@ -30,7 +30,7 @@ export async function readStateEntry(ctx: RequestContext, idOrName: string, with
 export function peekStateAnswer(ctx: RequestContext, idOrName: string): StateAnswer | undefined {
     const resolved = peekStateId(ctx, idOrName);
     const state = resolved && ctx.data.peekState(resolved.id);
-    return state ? stateAnswer(resolved!.id, state) : undefined;
+    return state ? stateAnswer(resolved.id, state) : undefined;
 }
 
 /** `readStateEntry` from the caches alone: the hot path of repeated reads; undefined when that needs the DB. */
@@ -40,7 +40,12 @@ export function peekStateEntry(ctx: RequestContext, idOrName: string, withInfo: 
     return state === undefined ? undefined : stateEntry(resolved!.id, resolved!.obj, state, withInfo);
 }
 
-function stateEntry(id: string, obj: ioBroker.Object | null, state: ioBroker.State | null, withInfo: boolean): StateRead {
+function stateEntry(
+    id: string,
+    obj: ioBroker.Object | null,
+    state: ioBroker.State | null,
+    withInfo: boolean,
+): StateRead {
     const entry: Record<string, unknown> = { ...(state ?? {}), id };
     if (withInfo && obj) {
         // 4.0.2 lets the object's fields (from, ts, user) win over the state's
@@ -67,7 +72,13 @@ export interface StatePatch {
 }
 
 /** One PATCH: the id or name resolved, `val` converted by the state's type, written with the caller's rights (and only if `precondition` holds). */
-export async function patchState(ctx: RequestContext, idOrName: string, body: StatePatch, timeoutMs: number, precondition?: Precondition): Promise<Record<string, unknown>> {
+export async function patchState(
+    ctx: RequestContext,
+    idOrName: string,
+    body: StatePatch,
+    timeoutMs: number,
+    precondition?: Precondition,
+): Promise<Record<string, unknown>> {
     const writing = writingContext(ctx);
     const { id, obj } = peekStateId(writing, idOrName) ?? (await resolveStateId(writing, idOrName));
     // copied with Object.assign: V8 gave each `{ ...body }` copy here a map of its own, and
@@ -110,16 +121,20 @@ export async function writeState(
         return answerOf(state, id);
     }
     const write = (): Promise<unknown> =>
-        stateWrites.run(id, async () => {
-            if (precondition) {
-                await ctx.data.assertMayWriteState(id);
-                await ctx.data.assertMayReadState(id);
-                // straight from js-controller: the cache may not have seen another adapter's write yet
-                const current = await ctx.data.getState(id, { id });
-                assertPrecondition(precondition, current ? stateTag(current) : undefined, { id });
-            }
-            return ctx.data.setState(id, state, { id });
-        }, { shared: !precondition });
+        stateWrites.run(
+            id,
+            async () => {
+                if (precondition) {
+                    await ctx.data.assertMayWriteState(id);
+                    await ctx.data.assertMayReadState(id);
+                    // straight from js-controller: the cache may not have seen another adapter's write yet
+                    const current = await ctx.data.getState(id, { id });
+                    assertPrecondition(precondition, current ? stateTag(current) : undefined, { id });
+                }
+                return ctx.data.setState(id, state, { id });
+            },
+            { shared: !precondition },
+        );
     if (timeoutMs > 0) {
         return { ...(await writeAndWaitForAck(ctx, id, state, timeoutMs, write)), id };
     }
@@ -134,7 +149,11 @@ function answerOf(state: ioBroker.SettableState, id: string): Record<string, unk
     return answer;
 }
 
-export async function toggleState(ctx: RequestContext, resolved: ResolvedState, timeoutMs: number): Promise<Record<string, unknown>> {
+export async function toggleState(
+    ctx: RequestContext,
+    resolved: ResolvedState,
+    timeoutMs: number,
+): Promise<Record<string, unknown>> {
     const { id, obj } = resolved;
     // before the current value is read: its existence and type are not the token's to learn
     assertInWriteScope(ctx, id);
@@ -142,7 +161,7 @@ export async function toggleState(ctx: RequestContext, resolved: ResolvedState, 
     if (!current) {
         throw new HttpError('NOT_FOUND', 'State not initiated', { context: { id } });
     }
-    const val = toggledValue(current.val, stateCommon(obj) as ioBroker.StateCommon | undefined, id) as ioBroker.StateValue;
+    const val = toggledValue(current.val, stateCommon(obj), id) as ioBroker.StateValue;
     const result = await writeState(ctx, id, { val, ack: false }, timeoutMs);
     return timeoutMs > 0 ? result : { val, id };
 }

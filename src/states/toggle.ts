@@ -1,6 +1,15 @@
 import { HttpError } from '../http/http-error';
 
-const STRING_PAIRS: Record<string, string> = { true: 'false', false: 'true', on: 'off', off: 'on', ON: 'OFF', OFF: 'ON', '0': '1', '1': '0' };
+const STRING_PAIRS: Record<string, string> = {
+    true: 'false',
+    false: 'true',
+    on: 'off',
+    off: 'on',
+    ON: 'OFF',
+    OFF: 'ON',
+    0: '1',
+    1: '0',
+};
 
 /**
  * The toggled value of a state, with 4.0.2's formulas: numbers with a range become

@@ -13,7 +13,11 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
     const told = (write: StorageWrite): void => listeners.forEach(listener => listener(write));
     // looked up on every call: whatever js-controller has set up by then answers
     const call = <K extends keyof ioBroker.Adapter>(name: K): ioBroker.Adapter[K] =>
-        ((...args: unknown[]) => (adapter[name] as unknown as (...a: unknown[]) => unknown).apply(adapter, args)) as unknown as ioBroker.Adapter[K];
+        ((...args: unknown[]) =>
+            (adapter[name] as unknown as (...a: unknown[]) => unknown).apply(
+                adapter,
+                args,
+            )) as unknown as ioBroker.Adapter[K];
     /**
      * A write method: the adapter's, then the listeners, whatever its outcome. Handlers on its promise
      * rather than an async function: every state write passes here.
@@ -22,7 +26,8 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
         const original = call(name) as unknown as AnyAsync;
         const wrapped: AnyAsync = (id, ...rest) => {
             const tell = (): void => {
-                const options = rest.find(arg => typeof arg === 'object' && arg !== null && 'recursive' in arg) as { recursive?: boolean } | undefined;
+                const options = rest.find(arg => typeof arg === 'object' && arg !== null && 'recursive' in arg) as
+                    { recursive?: boolean } | undefined;
                 told({ kind, id: String(id), recursive: !!options?.recursive });
             };
             return started(() => original(id, ...rest)).then(
@@ -43,10 +48,16 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
      * (src/access/patterns.ts). Ids never contain `*`, but js-controller matches one that does as a
      * pattern even in single reads and deletes, so those are checked too.
      */
-    const patterned = <K extends keyof ioBroker.Adapter>(name: K, through: ioBroker.Adapter[K] = call(name)): ioBroker.Adapter[K] => {
+    const patterned = <K extends keyof ioBroker.Adapter>(
+        name: K,
+        through: ioBroker.Adapter[K] = call(name),
+    ): ioBroker.Adapter[K] => {
         const original = through as unknown as AnyAsync;
         return ((pattern: unknown, ...rest: unknown[]) =>
-            original(typeof pattern === 'string' && pattern.includes('*') ? safePattern('pattern', pattern) : pattern, ...rest)) as unknown as ioBroker.Adapter[K];
+            original(
+                typeof pattern === 'string' && pattern.includes('*') ? safePattern('pattern', pattern) : pattern,
+                ...rest,
+            )) as unknown as ioBroker.Adapter[K];
     };
     return {
         onWrite: listener => void listeners.push(listener),
@@ -57,7 +68,10 @@ export function adapterStorage(adapter: ioBroker.Adapter): StoragePort {
         getForeignObjectAsync: patterned('getForeignObjectAsync'),
         getForeignObjectsAsync: patterned('getForeignObjectsAsync'),
         setForeignObjectAsync: patterned('setForeignObjectAsync', write('setForeignObjectAsync', 'object')),
-        setForeignObjectNotExistsAsync: patterned('setForeignObjectNotExistsAsync', write('setForeignObjectNotExistsAsync', 'object')),
+        setForeignObjectNotExistsAsync: patterned(
+            'setForeignObjectNotExistsAsync',
+            write('setForeignObjectNotExistsAsync', 'object'),
+        ),
         extendForeignObjectAsync: patterned('extendForeignObjectAsync', write('extendForeignObjectAsync', 'object')),
         delForeignObjectAsync: patterned('delForeignObjectAsync', write('delForeignObjectAsync', 'object')),
         getObjectViewAsync: call('getObjectViewAsync'),

@@ -50,7 +50,12 @@ export class ChangeFeed {
                 kind === 'state'
                     ? this.port.subscribeForeignStatesAsync(pattern)
                     : this.port.subscribeForeignObjectsAsync(pattern);
-            sub = { pattern, regExp: isPattern(pattern) ? patternToRegExp(pattern) : null, listeners: new Set(), ready };
+            sub = {
+                pattern,
+                regExp: isPattern(pattern) ? patternToRegExp(pattern) : null,
+                listeners: new Set(),
+                ready,
+            };
             map.set(pattern, sub);
             if (sub.regExp) {
                 this.wildcards[kind].add(sub);
@@ -97,9 +102,13 @@ export class ChangeFeed {
         }
         this.subs[kind].delete(sub.pattern);
         this.wildcards[kind].delete(sub);
-        await (kind === 'state'
-            ? this.port.unsubscribeForeignStatesAsync(sub.pattern)
-            : this.port.unsubscribeForeignObjectsAsync(sub.pattern)
-        ).catch(err => this.port.log && warnOnFailure(this.port.log, `Unsubscribing the ${kind} pattern ${sub.pattern}`)(err));
+        await (
+            kind === 'state'
+                ? this.port.unsubscribeForeignStatesAsync(sub.pattern)
+                : this.port.unsubscribeForeignObjectsAsync(sub.pattern)
+        ).catch(
+            err =>
+                this.port.log && warnOnFailure(this.port.log, `Unsubscribing the ${kind} pattern ${sub.pattern}`)(err),
+        );
     }
 }

@@ -1,11 +1,28 @@
 import { guardedStorage } from './guarded-storage';
 import { seesAll, type Acl, type AclCache } from '../access/rules';
-import { assertMayReadState, assertMayWriteState, visibleEnums, visibleMetaEntries, visibleObjects, visibleRows, visibleStates, withVisibleMembers } from '../access/read-checks';
+import {
+    assertMayReadState,
+    assertMayWriteState,
+    visibleEnums,
+    visibleMetaEntries,
+    visibleObjects,
+    visibleRows,
+    visibleStates,
+    withVisibleMembers,
+} from '../access/read-checks';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import type { StoragePort } from './port';
 import { objectsBelow } from './objects-below';
 import { readStateOnce } from './state-read';
-import { peekObject, peekState, readObject, readState, readStateOf, uncachable, type CachedReader } from './cache/cached-reads';
+import {
+    peekObject,
+    peekState,
+    readObject,
+    readState,
+    readStateOf,
+    uncachable,
+    type CachedReader,
+} from './cache/cached-reads';
 import type { CoherentCache } from './cache/coherent-cache';
 import type { ListingCache, StateListing } from './cache/listing-cache';
 import type { NameIndex } from './cache/name-index';
@@ -65,7 +82,9 @@ export class CallerData {
             // a new object on every call: js-controller writes the caller's groups and ACL into the options it is given
             options: () => (ownerOnly ? { user, limitToOwnerRights: true } : { user }),
             objectOf: id => adapterCall(stores.objects.get(id), { id }),
-            stateObjectsBetween: async (first, last) => (await adapterCall(port.getObjectViewAsync('system', 'state', { startkey: first, endkey: last })))?.rows ?? [],
+            stateObjectsBetween: async (first, last) =>
+                (await adapterCall(port.getObjectViewAsync('system', 'state', { startkey: first, endkey: last })))
+                    ?.rows ?? [],
         };
     }
 
@@ -120,7 +139,9 @@ export class CallerData {
         if (seesAll(this.reads.acl) && !this.reads.ownerOnly) {
             return this.stores.listings.peek(pattern) ?? adapterCall(this.stores.listings.get(pattern), context);
         }
-        return this.getStates(pattern, context).then(states => visibleStates(this.reads, (states ?? {}) as StateListing, false));
+        return this.getStates(pattern, context).then(states =>
+            visibleStates(this.reads, (states ?? {}) as StateListing, false),
+        );
     }
 
     /** The states of `pattern` as the adapter lists them (a public scrape, of patterns the administrator chose). */
@@ -161,7 +182,11 @@ export class CallerData {
     // ---- objects ----
 
     /** Objects of every type with ids from `startkey` to `endkey`, read with the adapter's rights, as the caller may read them. */
-    async readableObjectsBetween(startkey: string, endkey: string, context: Context = {}): Promise<Record<string, ioBroker.Object>> {
+    async readableObjectsBetween(
+        startkey: string,
+        endkey: string,
+        context: Context = {},
+    ): Promise<Record<string, ioBroker.Object>> {
         const list = await adapterCall(this.stores.port.getObjectListAsync({ startkey, endkey }), context);
         const found: Record<string, ioBroker.Object> = {};
         for (const row of list?.rows ?? []) {
@@ -192,9 +217,15 @@ export class CallerData {
     }
 
     /** Objects of a pattern or a list of ids, optionally of one type, straight from js-controller (see `visibleObjects`). */
-    getObjects(pattern: string | string[], type?: string, context: Context = {}): Promise<Record<string, ioBroker.Object>> {
+    getObjects(
+        pattern: string | string[],
+        type?: string,
+        context: Context = {},
+    ): Promise<Record<string, ioBroker.Object>> {
         const options = this.options;
-        const objects = type ? this.port.getForeignObjectsAsync(pattern as never, type as ioBroker.ObjectType, options) : this.port.getForeignObjectsAsync(pattern as never, options);
+        const objects = type
+            ? this.port.getForeignObjectsAsync(pattern, type as ioBroker.ObjectType, options)
+            : this.port.getForeignObjectsAsync(pattern, options);
         return adapterCall(objects as Promise<Record<string, ioBroker.Object>>, context);
     }
 
@@ -204,20 +235,34 @@ export class CallerData {
     }
 
     /** js-controller's object list (rows with `doc` when asked), with the caller's rights. */
-    objectList(params: ioBroker.GetObjectListParams, context: Context = {}): Promise<ioBroker.NonNullCallbackReturnTypeOf<ioBroker.GetObjectListCallback<ioBroker.Object>>> {
+    objectList(
+        params: ioBroker.GetObjectListParams,
+        context: Context = {},
+    ): Promise<ioBroker.NonNullCallbackReturnTypeOf<ioBroker.GetObjectListCallback<ioBroker.Object>>> {
         return adapterCall(this.port.getObjectListAsync(params, this.options), context);
     }
 
     /** An object view with only the rows whose object the caller may read. */
-    async objectView(design: string, search: string, params: Record<string, unknown>, context: Context = {}): Promise<View> {
-        const view = (await adapterCall(this.port.getObjectViewAsync(design as 'system', search as 'state', params as never, this.options), context)) as unknown as View;
+    async objectView(
+        design: string,
+        search: string,
+        params: Record<string, unknown>,
+        context: Context = {},
+    ): Promise<View> {
+        const view = (await adapterCall(
+            this.port.getObjectViewAsync(design as 'system', search as 'state', params as never, this.options),
+            context,
+        )) as unknown as View;
         return view ? { ...view, rows: await visibleRows(this.reads, view.rows) } : view;
     }
 
     /** Every enum by category, each with only the enums and members the caller may read. */
     async enums(context: Context = {}): Promise<Record<string, Record<string, ioBroker.Object>>> {
         // js-controller's view needs the object list right of the caller
-        const categories = ((await adapterCall(this.port.getEnumsAsync('', this.options), context)) ?? {}) as Record<string, Record<string, ioBroker.Object>>;
+        const categories = ((await adapterCall(this.port.getEnumsAsync('', this.options), context)) ?? {}) as Record<
+            string,
+            Record<string, ioBroker.Object>
+        >;
         const visible: Record<string, Record<string, ioBroker.Object>> = {};
         for (const [category, enums] of Object.entries(categories)) {
             visible[category] = await visibleEnums(this.reads, enums);
@@ -301,7 +346,13 @@ export class CallerData {
         return adapterCall(this.port.readFileAsync(area, name, this.options), context);
     }
 
-    writeFile(area: string, name: string, data: Buffer | string, extra: { mode?: number } = {}, context: Context = {}): Promise<void> {
+    writeFile(
+        area: string,
+        name: string,
+        data: Buffer | string,
+        extra: { mode?: number } = {},
+        context: Context = {},
+    ): Promise<void> {
         return adapterCall(this.port.writeFileAsync(area, name, data, { ...this.options, ...extra }), context);
     }
 
@@ -325,17 +376,35 @@ export class CallerData {
         return adapterCall(this.port.chmodFileAsync(area, name, { ...this.options, mode }), context);
     }
 
-    chownFile(area: string, name: string, owner: { owner?: string; ownerGroup?: string }, context: Context = {}): Promise<unknown> {
-        return adapterCall(this.port.chownFileAsync(area, name, { ...this.options, ...owner } as never), context);
+    chownFile(
+        area: string,
+        name: string,
+        owner: { owner?: string; ownerGroup?: string },
+        context: Context = {},
+    ): Promise<unknown> {
+        return adapterCall(this.port.chownFileAsync(area, name, { ...this.options, ...owner }), context);
     }
 
     // ---- messages and secrets ----
 
     /** A message to an instance; `callback` gets its answer (none: nobody waits for one). */
-    sendTo(instance: string, command: string, message: unknown, callback?: (result: unknown) => void, options?: { timeout: number }, context: Context = {}): void {
+    sendTo(
+        instance: string,
+        command: string,
+        message: unknown,
+        callback?: (result: unknown) => void,
+        options?: { timeout: number },
+        context: Context = {},
+    ): void {
         try {
             if (callback) {
-                this.port.sendTo(instance, command, message as ioBroker.MessagePayload, result => callback(result), options as never);
+                this.port.sendTo(
+                    instance,
+                    command,
+                    message as ioBroker.MessagePayload,
+                    result => callback(result),
+                    options as never,
+                );
             } else {
                 this.port.sendTo(instance, command, message as ioBroker.MessagePayload);
             }
@@ -344,7 +413,13 @@ export class CallerData {
         }
     }
 
-    sendToHost(host: string, command: string, message: unknown, callback: (result: unknown) => void, context: Context = {}): void {
+    sendToHost(
+        host: string,
+        command: string,
+        message: unknown,
+        callback: (result: unknown) => void,
+        context: Context = {},
+    ): void {
         try {
             this.port.sendToHost(host, command, message as ioBroker.MessagePayload, result => callback(result));
         } catch (err) {

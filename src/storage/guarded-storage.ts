@@ -1,4 +1,12 @@
-import { groupRights, holdsAll, isAdministratorAcl, seesAll, type Acl, type AclCache, type Guarded } from '../access/rules';
+import {
+    groupRights,
+    holdsAll,
+    isAdministratorAcl,
+    seesAll,
+    type Acl,
+    type AclCache,
+    type Guarded,
+} from '../access/rules';
 import { HttpError } from '../http/http-error';
 import type { StoragePort } from './port';
 import { pairMemo } from '../pair-memo';
@@ -22,7 +30,7 @@ const GROUP = 'system.group.';
 /** Where js-controller's recursive delete reaches: the id and everything below `id.`. */
 const BELOW = '.\u9999';
 
-type Write = (...args: any[]) => Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Write = (...args: any[]) => Promise<any>;
 
 function forbidden(id: string): HttpError {
     return new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
@@ -34,7 +42,12 @@ const guards = pairMemo<StoragePort, Acl, StoragePort>();
 const unchecked = new WeakMap<StoragePort, StoragePort>();
 
 /** The request's port for `acl`: the port itself for the administrator, else a checked one (one per ACL). */
-export function guardedStorage(given: StoragePort, acl: Acl, ownerOnly: boolean, services: PolicyServices): StoragePort {
+export function guardedStorage(
+    given: StoragePort,
+    acl: Acl,
+    ownerOnly: boolean,
+    services: PolicyServices,
+): StoragePort {
     const port = unchecked.get(given) ?? given;
     if (seesAll(acl)) {
         return port;
@@ -99,7 +112,12 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         }
         const alias = (obj?.common as { alias?: { id?: unknown } } | undefined)?.alias?.id;
         const target = typeof alias === 'string' ? alias : (alias as { write?: unknown } | undefined)?.write;
-        if (kind === 'write' && id.startsWith('alias.') && typeof target === 'string' && !mayChangeState(acl, target, await services.objectCache.get(target), ownerOnly, 'write')) {
+        if (
+            kind === 'write' &&
+            id.startsWith('alias.') &&
+            typeof target === 'string' &&
+            !mayChangeState(acl, target, await services.objectCache.get(target), ownerOnly, 'write')
+        ) {
             throw forbidden(id);
         }
     }
@@ -122,19 +140,28 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         }
     }
 
-    const checked =
-        <K extends keyof StoragePort>(name: K, check: (...args: any[]) => Promise<void> | void): StoragePort[K] => // eslint-disable-line @typescript-eslint/no-explicit-any
+    const checked = <K extends keyof StoragePort>(
+        name: K,
+        check: (...args: any[]) => Promise<void> | void,
+    ): StoragePort[K] =>
         (async (...args: unknown[]) => {
             await check(...args);
             return (port[name] as unknown as Write)(...args);
         }) as unknown as StoragePort[K];
-    const options = (args: unknown[]): { recursive?: boolean } | undefined => args.find(a => typeof a === 'object' && a !== null) as never;
+    const options = (args: unknown[]): { recursive?: boolean } | undefined =>
+        args.find(a => typeof a === 'object' && a !== null);
 
     return Object.assign(Object.create(port) as StoragePort, {
         setForeignObjectAsync: checked('setForeignObjectAsync', (id: string, obj: unknown) => assertObject(id, obj)),
-        setForeignObjectNotExistsAsync: checked('setForeignObjectNotExistsAsync', (id: string, obj: unknown) => assertObject(id, obj)),
-        extendForeignObjectAsync: checked('extendForeignObjectAsync', (id: string, obj: unknown) => assertObject(id, obj, true)),
-        delForeignObjectAsync: checked('delForeignObjectAsync', (id: string, ...rest: unknown[]) => assertDelete(id, !!options(rest)?.recursive)),
+        setForeignObjectNotExistsAsync: checked('setForeignObjectNotExistsAsync', (id: string, obj: unknown) =>
+            assertObject(id, obj),
+        ),
+        extendForeignObjectAsync: checked('extendForeignObjectAsync', (id: string, obj: unknown) =>
+            assertObject(id, obj, true),
+        ),
+        delForeignObjectAsync: checked('delForeignObjectAsync', (id: string, ...rest: unknown[]) =>
+            assertDelete(id, !!options(rest)?.recursive),
+        ),
         setForeignStateAsync: checked('setForeignStateAsync', (id: string) => assertState(id, 'write')),
         delForeignStateAsync: checked('delForeignStateAsync', (id: string) => assertState(id, 'delete')),
         writeFileAsync: checked('writeFileAsync', (area: unknown) => assertFile(area, 'write')),

@@ -36,7 +36,6 @@ export class StorageLink extends EventEmitter {
     }
 
     private watched(Base: Client): Client {
-        // eslint-disable-next-line @typescript-eslint/no-this-alias
         const link = this;
         return class extends Base {
             constructor(settings: unknown) {

@@ -25,7 +25,11 @@ export interface Peers {
     start(): Promise<void>;
 }
 
-export function watchPeers(storage: Pick<StoragePort, 'getForeignStatesAsync' | 'getForeignObjectAsync'>, feed: ChangeFeed, namespace: string): Peers {
+export function watchPeers(
+    storage: Pick<StoragePort, 'getForeignStatesAsync' | 'getForeignObjectAsync'>,
+    feed: ChangeFeed,
+    namespace: string,
+): Peers {
     const others = new Set<string>();
     /** The newest alive value per instance: a check that resolves after a newer note must not undo it. */
     const latest = new Map<string, boolean>();

@@ -16,7 +16,7 @@ const needsSingleRead = (id: string): boolean => !id || id.startsWith('alias.') 
 type Found = Record<string, ioBroker.State | null>;
 
 async function listRead(port: StateReads, ids: string[]): Promise<Found> {
-    return ((await port.getForeignStatesAsync(ids as never)) ?? {}) as Found;
+    return (await port.getForeignStatesAsync(ids)) ?? {};
 }
 
 /** Own keys only: an id such as `constructor` must never answer what the result object inherits. */
@@ -61,7 +61,9 @@ export function batchedStateReader(port: StateReads): (id: string) => Read {
                 err =>
                     batch.length === 1 || fromAdapterError(err).status === 503
                         ? batch.forEach(w => w.reject(err))
-                        : batch.forEach(w => readStateOnce(port, w.id).then(state => w.resolve(state ?? null), w.reject)),
+                        : batch.forEach(w =>
+                              readStateOnce(port, w.id).then(state => w.resolve(state ?? null), w.reject),
+                          ),
             )
             .finally(() => {
                 inFlight--;

@@ -26,7 +26,9 @@ export function leaves(body: unknown): Leaf[] {
     const walk = (value: unknown, path: string[]): void => {
         if (value !== null && typeof value === 'object') {
             if (path.length >= MAX_DEPTH) {
-                throw new HttpError('INVALID_PARAMS', `The payload is nested deeper than ${MAX_DEPTH} levels`, { context: { path: path.join('.') } });
+                throw new HttpError('INVALID_PARAMS', `The payload is nested deeper than ${MAX_DEPTH} levels`, {
+                    context: { path: path.join('.') },
+                });
             }
             for (const [key, child] of Object.entries(value)) {
                 const name = segment(key);

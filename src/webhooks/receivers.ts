@@ -27,7 +27,10 @@ function hmacKey(secret: string): Buffer {
 }
 
 /** Standard Webhooks headers when all three are there and the timestamp is fresh. */
-function standardHeaders(headers: IncomingHttpHeaders, now: number): { id: string; timestamp: string; signatures: string } | undefined {
+function standardHeaders(
+    headers: IncomingHttpHeaders,
+    now: number,
+): { id: string; timestamp: string; signatures: string } | undefined {
     const id = headers['webhook-id'];
     const timestamp = headers['webhook-timestamp'];
     const signatures = headers['webhook-signature'];
@@ -44,7 +47,12 @@ function standardHeaders(headers: IncomingHttpHeaders, now: number): { id: strin
  * What can be told before the body is read: a `?key=` is checked whole; a signature over the body
  * can only be seen to be there (with a fresh timestamp) and is checked by `authentic` afterwards.
  */
-export function mayBeAuthentic(secret: string, headers: IncomingHttpHeaders, key: string | undefined, now = Date.now()): boolean {
+export function mayBeAuthentic(
+    secret: string,
+    headers: IncomingHttpHeaders,
+    key: string | undefined,
+    now = Date.now(),
+): boolean {
     if (key !== undefined) {
         return equal(key, secret);
     }
@@ -56,7 +64,13 @@ export function mayBeAuthentic(secret: string, headers: IncomingHttpHeaders, key
  * (HMAC-SHA256 of the body), or the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
  * `webhook-signature: v1,<base64>` over `id.timestamp.body`).
  */
-export function authentic(secret: string, body: Buffer, headers: IncomingHttpHeaders, key: string | undefined, now = Date.now()): boolean {
+export function authentic(
+    secret: string,
+    body: Buffer,
+    headers: IncomingHttpHeaders,
+    key: string | undefined,
+    now = Date.now(),
+): boolean {
     if (key !== undefined) {
         return equal(key, secret);
     }
@@ -104,8 +118,13 @@ export class ReceiverStore {
             .filter(obj => obj.native?.receiver === true && !obj._id.slice(prefix.length).includes('.'))
             .map(obj => obj._id.slice(prefix.length))
             .sort();
-        const last = names.length ? ((await this.storage.getForeignStatesAsync(names.map(n => `${this.channelId(n)}.lastReceived`))) ?? {}) : {};
-        return names.map(name => ({ name, lastReceived: (last[`${this.channelId(name)}.lastReceived`]?.val as number | undefined) ?? null }));
+        const last = names.length
+            ? ((await this.storage.getForeignStatesAsync(names.map(n => `${this.channelId(n)}.lastReceived`))) ?? {})
+            : {};
+        return names.map(name => ({
+            name,
+            lastReceived: (last[`${this.channelId(name)}.lastReceived`]?.val as number | undefined) ?? null,
+        }));
     }
 
     /** Creates or replaces a receiver; without a secret a random one. */
@@ -140,13 +159,25 @@ export class ReceiverStore {
         const found: Leaf[] = leaves(value);
         const now = Date.now();
         const all: Array<{ id: string; val: ioBroker.StateValue; common: Partial<ioBroker.StateCommon> }> = [
-            ...found.map(leaf => ({ id: `${base}.${leaf.path}`, val: leaf.value, common: { name: leaf.path, type: stateType(leaf.value), role: 'state' } })),
+            ...found.map(leaf => ({
+                id: `${base}.${leaf.path}`,
+                val: leaf.value,
+                common: { name: leaf.path, type: stateType(leaf.value), role: 'state' },
+            })),
             { id: `${base}.raw`, val: raw, common: { name: 'Last body as received', type: 'string', role: 'json' } },
-            { id: `${base}.lastReceived`, val: now, common: { name: 'Last received', type: 'number', role: 'value.time' } },
+            {
+                id: `${base}.lastReceived`,
+                val: now,
+                common: { name: 'Last received', type: 'number', role: 'value.time' },
+            },
         ];
         for (const { id, common } of all) {
             if (!this.created.has(id)) {
-                await this.storage.setForeignObjectNotExistsAsync(id, { type: 'state', common: { read: true, write: false, ...common }, native: {} } as never);
+                await this.storage.setForeignObjectNotExistsAsync(id, {
+                    type: 'state',
+                    common: { read: true, write: false, ...common },
+                    native: {},
+                } as never);
                 this.created.add(id);
             }
         }

@@ -23,7 +23,13 @@ export function uncachable(ctx: CachedReader, id: string): boolean {
 }
 
 /** Refuses as js-controller does when the caller may not read this state or object (the rules listings share). */
-function assertMayRead(ctx: CachedReader, kind: 'state' | 'object', id: string, obj: ioBroker.Object | null | undefined, context: Record<string, unknown>): void {
+function assertMayRead(
+    ctx: CachedReader,
+    kind: 'state' | 'object',
+    id: string,
+    obj: ioBroker.Object | null | undefined,
+    context: Record<string, unknown>,
+): void {
     const allowed = kind === 'object' ? mayReadObject(ctx.acl, id, obj) : mayReadState(ctx.acl, id, obj, ctx.ownerOnly);
     if (!allowed) {
         throw fromAdapterError(PERMISSION_ERROR, context);
@@ -37,7 +43,11 @@ function seen<T extends ioBroker.Object | null | undefined>(ctx: CachedReader, o
 }
 
 /** `readObject` without waiting: the object (null: none), or undefined when the cache cannot answer now. */
-export function peekObject(ctx: CachedReader, id: string, context: Record<string, unknown> = { id }): ioBroker.Object | null | undefined {
+export function peekObject(
+    ctx: CachedReader,
+    id: string,
+    context: Record<string, unknown> = { id },
+): ioBroker.Object | null | undefined {
     if (uncachable(ctx, id)) {
         return undefined;
     }
@@ -74,7 +84,12 @@ export function peekState(ctx: CachedReader, id: string): ioBroker.State | null 
  * enum with only the members the caller may read; `whole` (to merge a write into) keeps them all.
  * Shared with the cache: copy before changing it.
  */
-export async function readObject(ctx: CachedReader, id: string, context: Record<string, unknown> = { id }, whole = false): Promise<ioBroker.Object | null> {
+export async function readObject(
+    ctx: CachedReader,
+    id: string,
+    context: Record<string, unknown> = { id },
+    whole = false,
+): Promise<ioBroker.Object | null> {
     const obj = await readCheckedObject(ctx, id, context);
     if (whole) {
         return obj;
@@ -83,7 +98,11 @@ export async function readObject(ctx: CachedReader, id: string, context: Record<
     return isEnum(shown) ? withVisibleMembers(ctx, shown) : shown;
 }
 
-async function readCheckedObject(ctx: CachedReader, id: string, context: Record<string, unknown>): Promise<ioBroker.Object | null> {
+async function readCheckedObject(
+    ctx: CachedReader,
+    id: string,
+    context: Record<string, unknown>,
+): Promise<ioBroker.Object | null> {
     assertInReadScope(ctx, id, context);
     if (uncachable(ctx, id)) {
         const obj = (await adapterCall(ctx.port.getForeignObjectAsync(id, ctx.options()), context)) ?? null;
@@ -104,7 +123,11 @@ async function readCheckedObject(ctx: CachedReader, id: string, context: Record<
  * `readState` when the caller has already read the state's object (so it may read it): the state may
  * have been fetched from the cache meanwhile (`early`), and only the state rule is left to check.
  */
-export async function readStateOf(ctx: CachedReader, obj: ioBroker.Object, early: Promise<ioBroker.State | null>): Promise<ioBroker.State | null> {
+export async function readStateOf(
+    ctx: CachedReader,
+    obj: ioBroker.Object,
+    early: Promise<ioBroker.State | null>,
+): Promise<ioBroker.State | null> {
     assertMayRead(ctx, 'state', obj._id, obj, { id: obj._id });
     ctx.states.admitAsked(obj._id);
     return adapterCall(early, { id: obj._id });

@@ -252,7 +252,18 @@ export class CoherentCache<T> {
     }
 
     private async fill(id: string, fresh: Promise<T | null | undefined>): Promise<void> {
-        const entry: Entry<T> = { id, value: null, unsettled: 1, seq: 0, dirty: 0, release: async () => undefined, bytes: 0, waiters: [], movedAt: this.uses, unread: 0 };
+        const entry: Entry<T> = {
+            id,
+            value: null,
+            unsettled: 1,
+            seq: 0,
+            dirty: 0,
+            release: async () => undefined,
+            bytes: 0,
+            waiters: [],
+            movedAt: this.uses,
+            unread: 0,
+        };
         this.entries.set(id, entry);
         if (this.entries.size > this.maxEntries) {
             this.drop(this.entries.keys().next().value!);
@@ -261,7 +272,9 @@ export class CoherentCache<T> {
             if (this.source.watchAll) {
                 await this.watchAll();
             } else {
-                entry.release = await this.source.feed.listen(this.source.kind, id, (_id, value) => this.changed(entry, value));
+                entry.release = await this.source.feed.listen(this.source.kind, id, (_id, value) =>
+                    this.changed(entry, value),
+                );
                 if (this.entries.get(id) !== entry) {
                     // dropped (evicted, cleared) while subscribing: its release ran before it was known
                     await entry.release();
@@ -315,7 +328,12 @@ export class CoherentCache<T> {
     }
 
     /** A read made after own writes or newer reads (counted in `dirty`) confirms them once it has settled. */
-    private async refresh(id: string, entry: Entry<T>, seq: number, fresh: Promise<T | null | undefined>): Promise<void> {
+    private async refresh(
+        id: string,
+        entry: Entry<T>,
+        seq: number,
+        fresh: Promise<T | null | undefined>,
+    ): Promise<void> {
         const confirms = entry.dirty;
         entry.unsettled++;
         let value: T | null;

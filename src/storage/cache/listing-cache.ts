@@ -33,7 +33,13 @@ const MAX_STATES = 5000;
  */
 export function listablePrefix(pattern: string): string | undefined {
     const prefix = pattern.slice(0, -1);
-    if (!pattern.endsWith('*') || prefix.includes('*') || !prefix || 'alias.'.startsWith(prefix) || prefix.startsWith('alias.')) {
+    if (
+        !pattern.endsWith('*') ||
+        prefix.includes('*') ||
+        !prefix ||
+        'alias.'.startsWith(prefix) ||
+        prefix.startsWith('alias.')
+    ) {
         return undefined;
     }
     return prefix;

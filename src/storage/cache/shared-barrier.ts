@@ -11,7 +11,9 @@ export function sharedBarrier(send: () => Promise<unknown>, timers: Timers, time
     // a round trip whose reply never comes must not hold every later caller: it fails after a while
     const bounded = (): Promise<unknown> =>
         new Promise((resolve, reject) => {
-            const cancel = deadline(timers, timeoutMs, () => reject(new Error(`no barrier reply within ${timeoutMs} ms`)));
+            const cancel = deadline(timers, timeoutMs, () =>
+                reject(new Error(`no barrier reply within ${timeoutMs} ms`)),
+            );
             send().then(resolve, reject).finally(cancel);
         });
     let next: Promise<void> | null = null;
