@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../scripts/embedded-storage';
@@ -72,3 +72,41 @@ function collectTexts(items: Record<string, Item & { text?: string }>, into: str
     }
     return into;
 }
+
+// the languages ioBroker's admin offers, in its order
+const LANGUAGES = ['en', 'de', 'ru', 'pt', 'nl', 'fr', 'it', 'es', 'pl', 'uk', 'zh-cn'];
+
+t.test('the settings page is translated into every language admin offers: same keys as English, none empty, not copied', async t => {
+    const english = translations.en as Record<string, string>;
+    const englishKeys = Object.keys(english).sort();
+    t.same(englishKeys.filter(key => typeof english[key] !== 'string' || !english[key].trim()), [], 'en: no empty text');
+    for (const lang of LANGUAGES.slice(1)) {
+        const file = `admin/i18n/${lang}/translations.json`;
+        if (!existsSync(join(PROJECT_ROOT, file))) {
+            t.fail(`${lang}: ${file} is missing`);
+            continue;
+        }
+        const texts = read(file) as Record<string, string>;
+        const keys = Object.keys(texts).sort();
+        // the same set as English (German keeps its own order, the others follow English's)
+        t.same(englishKeys.filter(key => !keys.includes(key)), [], `${lang}: no key of en missing`);
+        t.same(keys.filter(key => !englishKeys.includes(key)), [], `${lang}: no key beyond those of en`);
+        t.same(keys.filter(key => typeof texts[key] !== 'string' || !texts[key].trim()), [], `${lang}: no empty text`);
+        // a word such as "Port" or "Server" may be the same; a copied file is not
+        const copied = englishKeys.filter(key => texts[key] === english[key]);
+        t.ok(copied.length <= englishKeys.length * 0.15, `${lang}: ${copied.length} of ${englishKeys.length} texts equal to English (${copied.join(', ')})`);
+    }
+});
+
+t.test('io-package.json: title, description and every news entry in every language', async t => {
+    const multilingual: Record<string, Record<string, string>> = { titleLang: io.common.titleLang, desc: io.common.desc };
+    for (const [version, news] of Object.entries(io.common.news as Record<string, Record<string, string>>)) {
+        multilingual[`news ${version}`] = news;
+    }
+    for (const [what, texts] of Object.entries(multilingual)) {
+        t.same(LANGUAGES.filter(lang => typeof texts[lang] !== 'string' || !texts[lang].trim()), [], `${what}: every language has a text`);
+        const copies = LANGUAGES.slice(1).filter(lang => texts[lang] === texts.en);
+        // "REST API" is written so in several languages; longer texts are translated
+        t.ok(what === 'titleLang' || copies.length === 0, `${what}: no English copies (${copies.join(', ')})`);
+    }
+});
