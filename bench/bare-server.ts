@@ -2,8 +2,8 @@
  * The yardstick: a bare node:http server answering a fixed 158-byte JSON body, in its own process
  * like the adapter. Prints its port on stdout once listening. Also the bare fan-outs: long polls
  * (`/poll`, `/fire`), event streams (`/sse`, `/fire-sse?bytes=N`) and hook calls (`/fire-hooks`).
- * With `BARE_STATES` (the states DB's connection) a fire path given `on=<id>` waits for a change of
- * that state instead: the same trigger the adapters get, one write by the bench's client.
+ * Given the states DB's connection (JSON, its first argument) a fire path given `on=<id>` waits for a
+ * change of that state instead: the same trigger the adapters get, one write by the bench's client.
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -60,7 +60,7 @@ function connectStates(connection: unknown): Promise<void> {
 /** Arms `fire` for the next change of `id`; answers once the subscription is in place. */
 function arm(id: string, fire: () => void, res: ServerResponse): void {
     if (!states) {
-        res.writeHead(400).end('no states DB (BARE_STATES)');
+        res.writeHead(400).end('no states DB (no connection given as the first argument)');
         return;
     }
     armed.set(id, fire);
@@ -137,7 +137,7 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 120_000;
 server.requestTimeout = 0;
 server.headersTimeout = 0;
-const connection = process.env.BARE_STATES;
+const connection = process.argv[2];
 (connection ? connectStates(JSON.parse(connection)) : Promise.resolve()).then(() =>
     // 10,000 polls connect at once: with Node's accept queue of 511 some were dropped, retried after
     // the write and counted as lost (each loss held its round for the 60 s deadline, and left bare fewer answers)

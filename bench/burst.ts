@@ -6,6 +6,7 @@
  */
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Storage } from '../scripts/embedded-storage';
 import type { BenchAdapter } from './fixture';
 
@@ -120,12 +121,12 @@ export async function measureBurst(target: BenchAdapter, storage: Storage, sessi
         }),
     );
     // every session has its first poll pending before the first write
-    await new Promise(r => setTimeout(r, 1000));
+    await delay(1000);
     const expected = sessions * writes;
     const started = performance.now();
     const writerMs = await timedWrites(storage, id, writes);
     while (delivered < expected && performance.now() - started < DEADLINE_MS && performance.now() - Math.max(last, started + writerMs) < QUIET_MS) {
-        await new Promise(r => setTimeout(r, 50));
+        await delay(50);
     }
     sockets.forEach(s => s.destroy());
     return {

@@ -7,6 +7,7 @@
  * release has none) and to 1,000 URL hooks; then a summary and the issue's targets, pass or fail.
  * Without network the release cannot be installed and the run says so and measures without it.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { bareFanOut, pollFanOut } from './events';
 import { measureBurst, type BurstFigures } from './burst';
 import type { BenchAdapter, BenchRuntime } from './fixture';
@@ -19,6 +20,8 @@ import { ratio, targetTable, type Summary } from './targets';
 
 export interface CompareOptions {
     version: string;
+    /** Where the release is installed (`--release-cache`). */
+    releaseCache: string;
     seconds: number;
     rounds: number;
     /** Rounds of the poll fan-out: its rounds spread widely (0.6–2.7 of bare); each keeps its 10,000 sessions, so more raise the peak RSS. */
@@ -84,8 +87,8 @@ async function measureHttpSideBySide(targets: { label: string; baseUrl: string }
 }
 
 /** The published release installed (once) and started on the same storage; a skip says why not. */
-export async function startRelease(rt: BenchRuntime, version: string): Promise<{ release?: BenchAdapter; skip?: string }> {
-    const installed = await installRelease(version);
+export async function startRelease(rt: BenchRuntime, version: string, releaseCache: string): Promise<{ release?: BenchAdapter; skip?: string }> {
+    const installed = await installRelease(version, releaseCache);
     if ('skip' in installed) {
         console.log(`bench: ${installed.skip}`);
         return { skip: installed.skip };
@@ -115,9 +118,9 @@ const RANDOM_SECONDS = 2;
 export async function measureCompare(rt: BenchRuntime, bareUrl: string, options: CompareOptions): Promise<Record<string, unknown>> {
     const started = Date.now();
     const at = (): string => `[${Math.round((Date.now() - started) / 1000)} s]`;
-    const { release, skip } = await startRelease(rt, options.version);
+    const { release, skip } = await startRelease(rt, options.version, options.releaseCache);
     const adapters = [rt.ours, ...(release ? [release] : [])];
-    await new Promise(resolve => setTimeout(resolve, 2000));
+    await delay(2000);
     const idleRssMB = Object.fromEntries(adapters.map(a => [a.label, Math.round(a.rss())]));
     const startMs = Object.fromEntries(adapters.map(a => [a.label, a.startMs]));
     const nodeFlags = Object.fromEntries(adapters.map(a => [a.label, a.nodeFlags.join(' ') || '(none)']));

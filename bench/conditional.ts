@@ -2,9 +2,10 @@
  * A dashboard re-reading the same 100 states again and again, as wall panels and Grafana-like
  * pollers do: unconditional reads against reads with If-None-Match (the ETag of the last answer per
  * id), while a writer changes 5 of them every 100 ms. Measures req/s and bytes on the wire per
- * answer (status line, headers and body). Optional: `BENCH_ONLY=conditional npm run bench`.
+ * answer (status line, headers and body). Optional: `npm run bench -- --only conditional`.
  */
 import { Agent, request } from 'node:http';
+import { setInterval as every } from 'node:timers/promises';
 import type { BenchRuntime } from './fixture';
 import { median } from './http';
 
@@ -50,13 +51,21 @@ async function run(rt: BenchRuntime, conditional: boolean, seconds: number): Pro
     let bytes = 0;
     let notModified = 0;
     const until = Date.now() + seconds * 1000;
-    let round = 0;
-    const writer = setInterval(() => {
-        round++;
-        for (let i = 0; i < 5; i++) {
-            void rt.storage.states.setStateAsync(`${PREFIX}${(round * 5 + i) % STATES}`, { val: round, ack: true, from: 'system.adapter.bench.0' });
+    // another client changes 5 of the states every 100 ms while the clients read
+    const stopWriter = new AbortController();
+    const writer = (async () => {
+        let round = 0;
+        for await (const _ of every(100, undefined, { signal: stopWriter.signal })) {
+            round++;
+            for (let i = 0; i < 5; i++) {
+                void rt.storage.states.setStateAsync(`${PREFIX}${(round * 5 + i) % STATES}`, { val: round, ack: true, from: 'system.adapter.bench.0' });
+            }
         }
-    }, 100);
+    })().catch((err: Error) => {
+        if (err.name !== 'AbortError') {
+            throw err;
+        }
+    });
     const client = async (offset: number): Promise<void> => {
         for (let n = offset; Date.now() < until; n++) {
             const path = `/v1/state/${PREFIX}${n % STATES}`;
@@ -71,10 +80,16 @@ async function run(rt: BenchRuntime, conditional: boolean, seconds: number): Pro
         }
     };
     const started = performance.now();
-    await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i * 10)));
-    const elapsed = (performance.now() - started) / 1000;
-    clearInterval(writer);
-    agent.destroy();
+    let elapsed: number;
+    try {
+        await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i * 10)));
+        elapsed = (performance.now() - started) / 1000;
+    } finally {
+        // also when a client failed: the writer would go on for ever
+        stopWriter.abort();
+        await writer;
+        agent.destroy();
+    }
     return {
         mode: conditional ? 'if-none-match' : 'unconditional',
         rps: Math.round(requests / elapsed),

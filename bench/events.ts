@@ -4,7 +4,8 @@
  */
 import { createServer, request, Agent, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { percentile, type BenchAdapter, type BenchRuntime } from './fixture';
+import { setTimeout as delay } from 'node:timers/promises';
+import { percentile, within, type BenchAdapter, type BenchRuntime } from './fixture';
 import type { Storage } from '../scripts/embedded-storage';
 import { startBare } from './http';
 
@@ -59,12 +60,10 @@ async function holdPolls(host: string, port: number, paths: string[], fire: () =
                 socket.on('error', () => undefined);
             }),
     );
-    await new Promise(r => setTimeout(r, 3000 + paths.length / 10));
+    await delay(3000 + paths.length / 10);
     fired = Date.now();
     await fire();
-    let deadline: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(answered), new Promise(r => (deadline = setTimeout(r, ANSWER_DEADLINE_MS)))]);
-    clearTimeout(deadline);
+    await within(Promise.all(answered), ANSWER_DEADLINE_MS);
     sockets.forEach(socket => socket.destroy());
     latencies.sort((a, b) => a - b);
     const lost = paths.length - early - latencies.length;
@@ -132,26 +131,33 @@ async function hookFanOut(rt: BenchRuntime, hooks: number): Promise<Record<strin
     });
     await new Promise<void>(r => receiver.listen(0, '127.0.0.1', r));
     const port = (receiver.address() as { port: number }).port;
-    const agent = new Agent({ keepAlive: true, maxSockets: 50 });
-    await inBatches(hooks, 50, i => post(agent, `${rt.baseUrl}/v1/states/subscribe`, { url: `http://127.0.0.1:${port}/h${i}`, pattern: ID }));
-    agent.destroy();
-    const started = Date.now();
-    const writes = 5;
-    for (let n = 0; n < writes; n++) {
-        await rt.storage.states.setStateAsync(ID, { val: n, ack: true, from: 'system.adapter.bench.0' });
-        if (n === 2) {
-            // the receiver goes away for three seconds; retries must deliver what it missed
-            receiver.close();
-            receiver.closeAllConnections();
-            await new Promise(r => setTimeout(r, 3000));
-            await new Promise<void>(r => receiver.listen(port, '127.0.0.1', r));
+    let expected = 0;
+    let started = 0;
+    try {
+        const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+        await inBatches(hooks, 50, i => post(agent, `${rt.baseUrl}/v1/states/subscribe`, { url: `http://127.0.0.1:${port}/h${i}`, pattern: ID }));
+        agent.destroy();
+        started = Date.now();
+        const writes = 5;
+        for (let n = 0; n < writes; n++) {
+            await rt.storage.states.setStateAsync(ID, { val: n, ack: true, from: 'system.adapter.bench.0' });
+            if (n === 2) {
+                // the receiver goes away for three seconds; retries must deliver what it missed
+                receiver.close();
+                receiver.closeAllConnections();
+                await delay(3000);
+                await new Promise<void>(r => receiver.listen(port, '127.0.0.1', r));
+            }
         }
+        expected = hooks * writes;
+        while (delivered < expected && Date.now() - started < 120_000) {
+            await delay(100);
+        }
+    } finally {
+        // also when a write failed: a listening receiver would keep the bench alive
+        receiver.close();
+        receiver.closeAllConnections();
     }
-    const expected = hooks * writes;
-    while (delivered < expected && Date.now() - started < 120_000) {
-        await new Promise(r => setTimeout(r, 100));
-    }
-    receiver.close();
     return { hooks, expected, delivered, lost: expected - delivered, seconds: Math.round((Date.now() - started) / 100) / 10 };
 }
 

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { nodeProcessParams, PROJECT_ROOT, startStorage, writeInstance, type Storage } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { freePort } from '../test/support/ports';
@@ -57,44 +58,87 @@ export interface AdapterOptions {
     ioPackageFile?: string;
     /** Working directory (a release finds its own js-controller from there). */
     cwd?: string;
+    /** Node flags instead of the io-package.json's `nodeProcessParams`. */
+    nodeFlags?: string[];
+    /** A folder: the adapter writes a CPU profile there. */
+    profileDir?: string;
 }
 
-/** Another build of the adapter (e.g. an older commit's `build/src/main.js`) to compare with this one. */
-const ADAPTER_MAIN = process.env.BENCH_ADAPTER_MAIN ?? join(PROJECT_ROOT, 'build', 'src', 'main.js');
+/** How this build's adapter is started (bench flags `--adapter-main`, `--node-flags`, `--profile`). */
+export interface OursOptions {
+    /** Another build of the adapter (e.g. an older commit's `build/src/main.js`) to measure instead of this one. */
+    main?: string;
+    /** Replaces the `nodeProcessParams` of our io-package.json. */
+    nodeFlags?: string[];
+    profileDir?: string;
+}
+
+/** What the bench started and has not stopped yet: the watchdog of bench/run.ts stops what a hung part left behind. */
+const leftovers = { processes: new Set<() => Promise<void>>(), storages: new Set<() => Promise<void>>() };
+let givingUp = false;
+
+/** Registers `stop` until it has run; returns the stop to call instead (once, later calls do nothing). */
+export function tracked(kind: keyof typeof leftovers, stop: () => Promise<unknown>): () => Promise<void> {
+    const once = async (): Promise<void> => {
+        if (leftovers[kind].delete(once)) {
+            await stop();
+        }
+    };
+    leftovers[kind].add(once);
+    if (givingUp) {
+        // started by a part that went on after the run gave up
+        void once();
+    }
+    return once;
+}
+
+/** Stops what is still running, processes before the storages they use; whatever starts later is stopped at once. */
+export async function stopLeftovers(): Promise<void> {
+    givingUp = true;
+    await Promise.all([...leftovers.processes].map(stop => stop()));
+    await Promise.all([...leftovers.storages].map(stop => stop()));
+}
 
 /**
  * The flags js-controller would start the adapter with: `common.nodeProcessParams` of the io-package.json
- * it runs from (a release's own, none if it names none). `BENCH_NODE_FLAGS` (space-separated) replaces ours only.
+ * it runs from (a release's own, none if it names none; ours without `ioPackageFile`).
  */
 export function adapterNodeFlags(ioPackageFile?: string): string[] {
     if (ioPackageFile) {
         return (JSON.parse(readFileSync(ioPackageFile, 'utf8')).common?.nodeProcessParams as string[] | undefined) ?? [];
     }
-    const override = process.env.BENCH_NODE_FLAGS;
-    return override !== undefined ? override.split(/\s+/).filter(Boolean) : nodeProcessParams();
+    return nodeProcessParams();
 }
 
-async function spawnAdapter(storage: Storage, { label, main, instance, native = {}, ioPackageFile, cwd }: AdapterOptions): Promise<BenchAdapter> {
+async function spawnAdapter(storage: Storage, { label, main, instance, native = {}, ioPackageFile, cwd, nodeFlags = adapterNodeFlags(ioPackageFile), profileDir }: AdapterOptions): Promise<BenchAdapter> {
     const port = await freePort();
     await writeInstance(storage, { bind: '127.0.0.1', port, ...native }, { instance, ioPackageFile });
-    const profile = process.env.BENCH_PROFILE && !ioPackageFile ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-    const nodeFlags = adapterNodeFlags(ioPackageFile);
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const args = [...profile, ...nodeFlags, '--require', join(PROJECT_ROOT, 'build', 'test', 'support', 'exit-with-parent.js'), main, ...(instance ? ['--instance', String(instance)] : [])];
-    const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, IOBROKER_DATA_DIR: storage.dataDir }, stdio: 'ignore', cwd });
+    // js-controller reads the data dir (iobroker.json) only from IOBROKER_DATA_DIR: the adapter gets that and nothing else of
+    // the bench's environment, so each adapter finds its own storage and the caller's shell (NODE_OPTIONS...) does not reach it
+    const child: ChildProcess = spawn(process.execPath, args, { env: { IOBROKER_DATA_DIR: storage.dataDir }, stdio: 'ignore', cwd });
+    const stop = tracked('processes', () => stopProcess(child));
     const baseUrl = `http://127.0.0.1:${port}`;
     const spawned = Date.now();
-    for (let i = 0; ; i++) {
-        const ok = await fetch(`${baseUrl}/name`).then(r => r.ok, () => false);
-        if (ok) {
-            break;
+    try {
+        for (let i = 0; ; i++) {
+            const ok = await fetch(`${baseUrl}/name`).then(r => r.ok, () => false);
+            if (ok) {
+                break;
+            }
+            if (i === 1500) {
+                throw new Error(`${label} did not answer /name`);
+            }
+            if (child.exitCode !== null || child.signalCode !== null) {
+                throw new Error(`${label} exited with ${child.exitCode ?? child.signalCode} before answering`);
+            }
+            await delay(10);
         }
-        if (i === 1500) {
-            throw new Error(`${label} did not answer /name`);
-        }
-        if (child.exitCode !== null) {
-            throw new Error(`${label} exited with ${child.exitCode} before answering`);
-        }
-        await new Promise(r => setTimeout(r, 10));
+    } catch (err) {
+        // nothing ends the process for us: a child left running would keep the bench alive
+        await stop();
+        throw err;
     }
     return {
         label,
@@ -108,20 +152,29 @@ async function spawnAdapter(storage: Storage, { label, main, instance, native = 
         peakRss: () => statusMB(child, 'VmHWM'),
         // writing 5 to clear_refs resets the peak RSS the kernel keeps for the process
         resetPeakRss: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
-        stop: async () => {
-            await stopProcess(child);
-        },
+        stop,
     };
 }
 
 /** `prepare` may add to the stopped DB's files in `dataDir` before the storage starts. */
-export async function startRuntime(native: Record<string, unknown> = {}, prepare?: (dataDir: string) => void): Promise<BenchRuntime> {
+export async function startRuntime(oursOptions: OursOptions, native: Record<string, unknown> = {}, prepare?: (dataDir: string) => void): Promise<BenchRuntime> {
     await ensureSeed();
     const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-bench-'));
     copySeed(dataDir);
     prepare?.(dataDir);
     const storage = await startStorage({ dataDir, objectsPort: await freePort(), statesPort: await freePort() });
-    const ours = await spawnAdapter(storage, { label: 'ours', main: ADAPTER_MAIN, instance: 0, native });
+    const closeStorage = tracked('storages', async () => {
+        await storage.close();
+        rmSync(dataDir, { recursive: true, force: true });
+    });
+    let ours: BenchAdapter;
+    try {
+        const { main = join(PROJECT_ROOT, 'build', 'src', 'main.js'), nodeFlags, profileDir } = oursOptions;
+        ours = await spawnAdapter(storage, { label: 'ours', main, instance: 0, native, nodeFlags, profileDir });
+    } catch (err) {
+        await closeStorage();
+        throw err;
+    }
     const others: BenchAdapter[] = [];
     return {
         baseUrl: ours.baseUrl,
@@ -140,8 +193,7 @@ export async function startRuntime(native: Record<string, unknown> = {}, prepare
         },
         async stop() {
             await Promise.all([ours, ...others].map(a => a.stop()));
-            await storage.close();
-            rmSync(dataDir, { recursive: true, force: true });
+            await closeStorage();
         },
     };
 }
@@ -158,4 +210,14 @@ function statusMB(process: ChildProcess, field: string): number {
 
 export function percentile(sorted: number[], p: number): number {
     return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : 0;
+}
+
+/** What `work` gives, or undefined once `ms` have passed; the timer is cleared either way. */
+export async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+    const timer = new AbortController();
+    try {
+        return await Promise.race([work, delay(ms, undefined, { signal: timer.signal })]);
+    } finally {
+        timer.abort();
+    }
 }

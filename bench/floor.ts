@@ -1,7 +1,7 @@
 /*
  * What our request stack adds to a state write: `PATCH /v1/state/:id` against the least adapter that
  * does it on the same storage (bench/floor-adapter.ts: read the body, setForeignStateAsync, answer),
- * rounds interleaved, with each process's CPU time per request. `BENCH_ONLY=floor npm run bench`.
+ * rounds interleaved, with each process's CPU time per request. `npm run bench -- --only floor`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

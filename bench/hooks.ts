@@ -7,6 +7,7 @@
  * port, so hooks of earlier rounds hear nothing of it.
  */
 import { createServer, Agent } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Storage } from '../scripts/embedded-storage';
 import { armBare, inBatches, post, writeTrigger } from './events';
 import type { BenchAdapter } from './fixture';
@@ -51,7 +52,7 @@ async function startReceiver(): Promise<Receiver> {
             const until = Date.now() + DEADLINE_MS;
             // arrivals are timed as they come; this only decides when to stop waiting
             while (arrived.size < expected && Date.now() < until) {
-                await new Promise(resolve => setTimeout(resolve, 20));
+                await delay(20);
             }
         },
         close: () => {
@@ -82,7 +83,7 @@ export async function hookFanOut(target: BenchAdapter, storage: Storage, count: 
             refused += status === 200 ? 0 : 1;
         });
         agent.destroy();
-        await new Promise(resolve => setTimeout(resolve, settleMs));
+        await delay(settleMs);
         receiver.fire();
         await writeTrigger(storage, id);
         await receiver.done(count - refused);

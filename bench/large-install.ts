@@ -5,8 +5,9 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { median } from './http';
-import { startRuntime, type BenchRuntime } from './fixture';
+import { startRuntime, type BenchRuntime, type OursOptions } from './fixture';
 
 const PREFIX = 'benchlarge.0';
 
@@ -89,7 +90,7 @@ async function bulkWrite(rt: BenchRuntime, count: number, repeats: number): Prom
         const res = await fetch(`${rt.baseUrl}/v1/states`, { method: 'PATCH', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
         await res.arrayBuffer();
         if (res.status === 404 || res.status === 405) {
-            // an older build measured with BENCH_ADAPTER_MAIN, from before bulk writes
+            // an older build measured with --adapter-main, from before bulk writes
             return null;
         }
         if (res.status !== 200) {
@@ -100,10 +101,10 @@ async function bulkWrite(rt: BenchRuntime, count: number, repeats: number): Prom
     return Math.round(median(times));
 }
 
-export async function measureLargeInstall(count = 50_000, repeats = 3): Promise<LargeInstallFigures> {
-    const rt = await startRuntime({ checkInterval: 0 }, dataDir => populate(dataDir, count));
+export async function measureLargeInstall(ours: OursOptions, count = 50_000, repeats = 3): Promise<LargeInstallFigures> {
+    const rt = await startRuntime(ours, { checkInterval: 0 }, dataDir => populate(dataDir, count));
     try {
-        await new Promise(resolve => setTimeout(resolve, 2000));
+        await delay(2000);
         const idleRssMB = Math.round(rt.adapterRss());
         // the object listing first: its peak is the one the issue measures, on an adapter that did nothing else
         const objectsListing = await timedListing(rt, `/v1/objects?filter=${PREFIX}.*&type=state`, repeats);

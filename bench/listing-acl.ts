@@ -4,7 +4,7 @@
  * Basic credentials from a runtime with auth on; medians of sequential requests.
  */
 import { hashPassword } from '../test/support/iobroker';
-import { startRuntime } from './fixture';
+import { startRuntime, type OursOptions } from './fixture';
 
 const PREFIX = 'benchacl.0';
 
@@ -18,8 +18,8 @@ export interface ListingFigures {
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-export async function measureLimitedListing(count = 10_000, repeats = 7): Promise<ListingFigures> {
-    const rt = await startRuntime({ auth: true, checkInterval: 0 });
+export async function measureLimitedListing(ours: OursOptions, count = 10_000, repeats = 7): Promise<ListingFigures> {
+    const rt = await startRuntime(ours, { auth: true, checkInterval: 0 });
     try {
         const { objects, states } = rt.storage;
         const user = 'system.user.limited';

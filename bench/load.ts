@@ -22,7 +22,8 @@ if (randomIds) {
 autocannon(options, (err, result) => {
     if (err) {
         console.error(err);
-        process.exit(1);
+        process.exitCode = 1;
+        return;
     }
     const { requests, latency, non2xx, errors, timeouts } = result;
     console.log(JSON.stringify({ rps: requests.average, p50: latency.p50, p99: latency.p99, non2xx, errors, timeouts }));

@@ -1,16 +1,14 @@
 /*
  * The published release a compare run measures next to this build (`npm run bench -- --compare 4.0.2`):
- * installed once from npm into a cache directory outside the repository, together with the
- * js-controller version our storage runs, and started as its own instance on the bench's storage.
+ * installed once from npm into a cache directory outside the repository (`--release-cache`, default
+ * ~/.cache/iobroker.rest-api-bench), together with the js-controller version our storage runs, and
+ * started as its own instance on the bench's storage.
  * Bench code only: nothing here is part of the adapter.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CONTROLLER_DIR, PROJECT_ROOT } from '../scripts/embedded-storage';
-
-export const RELEASE_CACHE = process.env.BENCH_RELEASE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'iobroker.rest-api-bench');
 
 export interface Release {
     version: string;
@@ -28,22 +26,19 @@ function installedVersion(packageDir: string): string | undefined {
 
 function npmInstall(dir: string, timeoutMs: number): Promise<{ ok: boolean; output: string }> {
     return new Promise(resolve => {
-        const child = spawn('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+        // after timeoutMs npm is killed (SIGTERM) and ends without exit code 0
+        const child = spawn('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
         let output = '';
         child.stdout.on('data', d => (output += d));
         child.stderr.on('data', d => (output += d));
-        const timer = setTimeout(() => child.kill(), timeoutMs);
         child.on('error', err => resolve({ ok: false, output: err.message }));
-        child.on('exit', code => {
-            clearTimeout(timer);
-            resolve({ ok: code === 0, output });
-        });
+        child.on('exit', code => resolve({ ok: code === 0, output }));
     });
 }
 
-/** The release, installed on first use; `skip` says why it cannot be measured (e.g. no network). */
-export async function installRelease(version: string): Promise<Release | { skip: string }> {
-    const dir = join(RELEASE_CACHE, version);
+/** The release, installed on first use into `<cacheDir>/<version>`; `skip` says why it cannot be measured (e.g. no network). */
+export async function installRelease(version: string, cacheDir: string): Promise<Release | { skip: string }> {
+    const dir = join(cacheDir, version);
     const packageDir = join(dir, 'node_modules', 'iobroker.rest-api');
     if (installedVersion(packageDir) !== version) {
         mkdirSync(dir, { recursive: true });

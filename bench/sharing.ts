@@ -1,17 +1,17 @@
 /*
  * What sharing with other instances costs: the read barrier of cached answers and the polling session
- * kept in the states database. `BENCH_ONLY=sharing npm run bench`.
+ * kept in the states database. `npm run bench -- --only sharing`.
  * 1. One instance on the jsonl runtime, rounds interleaved: GET state while no other instance lives,
  *    and while a sharing instance is alive (every cached answer waits for the barrier).
  * 2. On Redis behind the round-robin proxy of the cluster tests: one instance, then two. GET state
  *    through the proxy, and the time from a write to the answer of a pending poll of one session
  *    whose requests alternate between the instances (with two).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Storage } from '../scripts/embedded-storage';
 import { startCluster } from '../test/support/cluster';
 import { sharingInstance } from '../test/support/peers';
-import type { BenchRuntime } from './fixture';
-import { percentile } from './fixture';
+import { percentile, tracked, type BenchRuntime } from './fixture';
 import { load, median, roundFigures, VALUE_ID, type LoadResult } from './http';
 
 const PEER = 9;
@@ -36,7 +36,7 @@ async function peer(storage: Storage, alive: boolean): Promise<void> {
         await storage.states.setStateAsync(`system.adapter.rest-api.${PEER}.alive`, { val: false, ack: true, from: `system.adapter.rest-api.${PEER}` });
     }
     // the measured instance hears of it through its subscription
-    await new Promise(resolve => setTimeout(resolve, 500));
+    await delay(500);
 }
 
 const GET_STATE = { name: 'GET /v1/state/:id', path: `/v1/state/${VALUE_ID}` };
@@ -71,7 +71,7 @@ async function pollRoundTrips(baseUrl: string, storage: Storage, rounds: number)
     for (let n = 0; n < rounds; n++) {
         const answer = fetch(`${baseUrl}/v1/polling?sid=${sid}&timeout=5000`).then(res => res.text());
         // the poll is pending before the write
-        await new Promise(resolve => setTimeout(resolve, 30));
+        await delay(30);
         const written = performance.now();
         await storage.states.setStateAsync(POLL_ID, { val: n, ack: true, from: 'system.adapter.bench.0' });
         const text = await answer;
@@ -88,11 +88,12 @@ async function pollRoundTrips(baseUrl: string, storage: Storage, rounds: number)
 
 async function throughProxy(instances: number, seconds: number, rounds: number): Promise<{ rps: number; poll: { p50Ms: number; p99Ms: number; lost: number } }> {
     const cluster = await startCluster(instances);
+    const stopCluster = tracked('processes', () => cluster.stop());
     try {
         await cluster.storage.objects.setObjectAsync(VALUE_ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
         await cluster.storage.states.setStateAsync(VALUE_ID, { val: 1, ack: true, from: 'system.adapter.bench.0' });
         // every instance sees the others alive (their first heartbeat)
-        await new Promise(resolve => setTimeout(resolve, 2000));
+        await delay(2000);
         const runs: LoadResult[] = [];
         for (let round = 0; round < rounds; round++) {
             runs.push(await load(`${cluster.baseUrl}${GET_STATE.path}`, GET_STATE, seconds));
@@ -100,7 +101,7 @@ async function throughProxy(instances: number, seconds: number, rounds: number):
         const poll = await pollRoundTrips(cluster.baseUrl, cluster.storage, 100);
         return { rps: Math.round(median(runs.map(r => r.rps))), poll };
     } finally {
-        await cluster.stop();
+        await stopCluster();
     }
 }
 

@@ -5,8 +5,9 @@
  * same size. Raw sockets and no parsing beyond finding `data:`, so the client costs little.
  */
 import { connect, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { armBare, writeTrigger } from './events';
-import { percentile, type BenchAdapter } from './fixture';
+import { percentile, within, type BenchAdapter } from './fixture';
 import type { Storage } from '../scripts/embedded-storage';
 
 export interface ReceiverFigures {
@@ -104,16 +105,12 @@ async function holdStreams(host: string, port: number, path: string, count: numb
                 socket.on('error', () => undefined);
             }),
     );
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = (ms: number): Promise<void> => new Promise(resolve => (timer = setTimeout(resolve, ms)));
-    await Promise.race([ready, deadline(60_000)]);
-    clearTimeout(timer);
+    await within(ready, 60_000);
     // the last headers were just read; let the client's loop go idle before the clock starts
-    await new Promise(resolve => setTimeout(resolve, 300));
+    await delay(300);
     fired = performance.now();
     await fire();
-    await Promise.race([Promise.all(arrived), deadline(DEADLINE_MS)]);
-    clearTimeout(timer);
+    await within(Promise.all(arrived), DEADLINE_MS);
     sockets.forEach(socket => socket.destroy());
     return { ...receiverFigures(count, latencies, refused), frameBytes };
 }
