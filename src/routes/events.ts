@@ -13,8 +13,9 @@ const DEFAULT_HEARTBEAT_MS = 15_000;
 
 const SSE_HEADERS = {
     'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-store',
-    // nginx would otherwise hold events back until its buffer fills
+    // no-transform: a compressing server in front (the web adapter's, for one) or a proxy would hold
+    // events back until its buffer fills, and so would nginx without X-Accel-Buffering
+    'Cache-Control': 'no-store, no-transform',
     'X-Accel-Buffering': 'no',
 };
 

@@ -1,0 +1,254 @@
+/*
+ * Web-extension mode inside the real ioBroker web adapter (iobroker.web from the registry, in the dev
+ * workspace), started on the test storage as js-controller starts it: `node main.js --console` with
+ * its instance object, and this instance naming it in `webInstance`. Web compresses every answer and,
+ * with its auth on, reads JSON, form and text bodies before any extension sees them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { request } from 'node:http';
+import t from 'tap';
+import { PROJECT_ROOT } from '../scripts/embedded-storage';
+import { stopProcess } from '../scripts/stop-process';
+import { startIobroker, type IobFixture } from './support/iobroker';
+import { freePort } from './support/ports';
+
+const WEB_DIR = dirname(require.resolve('iobroker.web/package.json'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const webPackage = require(join(WEB_DIR, 'io-package.json'));
+const STATE = '0_userdata.0.realweb';
+
+let iob: IobFixture;
+// a node_modules of an installation: this project as iobroker.rest-api
+const modules = mkdtempSync(join(tmpdir(), 'rest-api-real-web-'));
+symlinkSync(PROJECT_ROOT, join(modules, 'iobroker.rest-api'), 'dir');
+t.before(async () => {
+    iob = await startIobroker();
+    await iob.createState(STATE, { type: 'number' }, 1);
+    await iob.createUser('viewer', { state: { read: true }, object: { read: true } }, 'v');
+    // this instance runs inside web from now on: its own process stops, as js-controller would not start it
+    await iob.stopAdapter();
+    const instance = await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0');
+    instance.native.webInstance = 'web.0';
+    instance.common.enabled = true;
+    await iob.storage.objects.setObjectAsync('system.adapter.rest-api.0', instance);
+});
+t.teardown(async () => {
+    await iob?.stop();
+    rmSync(modules, { recursive: true, force: true });
+});
+
+interface Web {
+    base: string;
+    port: number;
+    output(): string;
+    proc: ChildProcess;
+}
+
+/** web.0 with these settings (its defaults from its io-package.json otherwise), started and answering. */
+async function startWeb(native: Record<string, unknown>): Promise<Web> {
+    const port = await freePort();
+    const host = (await iob.storage.objects.getObjectAsync('system.adapter.rest-api.0')).common.host;
+    await iob.storage.objects.setObjectAsync('system.adapter.web', {
+        _id: 'system.adapter.web',
+        type: 'adapter',
+        common: webPackage.common,
+        native: webPackage.native,
+    });
+    await iob.storage.objects.setObjectAsync('system.adapter.web.0', {
+        _id: 'system.adapter.web.0',
+        type: 'instance',
+        common: { ...webPackage.common, enabled: true, host, mode: 'daemon' },
+        native: { ...webPackage.native, port, bind: '127.0.0.1', secure: false, ...native },
+    });
+    // a web killed before (a failed start) left its alive flag, and web would take itself for running
+    await iob.storage.states.setStateAsync('system.adapter.web.0.alive', { val: false, ack: true });
+    // web requires `iobroker.rest-api/<webExtension>`, as from an installation's node_modules (in a
+    // folder without ./build/src/extension.js, which web would try first)
+    const proc = spawn(
+        process.execPath,
+        [
+            '--require',
+            join(__dirname, 'support', 'exit-with-parent.js'),
+            join(WEB_DIR, 'build', 'main.js'),
+            '--console',
+        ],
+        {
+            cwd: modules,
+            env: { ...process.env, IOBROKER_DATA_DIR: iob.storage.dataDir, NODE_PATH: modules },
+            stdio: ['ignore', 'pipe', 'pipe'],
+        },
+    );
+    let output = '';
+    proc.stdout.on('data', d => (output += d));
+    proc.stderr.on('data', d => (output += d));
+    const deadline = Date.now() + 30_000;
+    while (!output.includes('mounted under /rest-api/')) {
+        if (Date.now() > deadline || proc.exitCode !== null) {
+            proc.kill('SIGKILL');
+            throw new Error(`web did not mount the extension:\n${output}`);
+        }
+        await new Promise(r => setTimeout(r, 100));
+    }
+    return { base: `http://127.0.0.1:${port}`, port, output: () => output, proc };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (res: Response): Promise<any> => res.json();
+const basic = (user: string, pass: string) => ({
+    Authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
+});
+const stored = async () => (await iob.storage.states.getStateAsync(STATE))?.val;
+
+/** The first SSE event of /v1/events, as a browser asks for it (compression offered); resolves with its text and the time it took after `trigger`. */
+function firstEvent(
+    web: Web,
+    headers: Record<string, string>,
+    trigger: () => Promise<void>,
+): Promise<{ text: string; ms: number; encoding?: string }> {
+    return new Promise((resolve, reject) => {
+        const req = request(
+            `${web.base}/rest-api/v1/events?pattern=${STATE}`,
+            { headers: { Accept: 'text/event-stream', 'Accept-Encoding': 'gzip, deflate, br', ...headers } },
+            res => {
+                const encoding = res.headers['content-encoding'];
+                const body = encoding === 'gzip' ? res.pipe(createGunzip()) : res;
+                let text = '';
+                let started = 0;
+                body.on('data', chunk => {
+                    text += chunk;
+                    if (started && /\ndata: .*"val":/.test(text)) {
+                        resolve({ text, ms: Date.now() - started, encoding });
+                        req.destroy();
+                    }
+                });
+                // the stream is open: a change made now must arrive within a second
+                setTimeout(() => {
+                    started = Date.now();
+                    trigger().catch(reject);
+                }, 300);
+                setTimeout(() => {
+                    reject(
+                        new Error(
+                            `no event within 5 s (${res.statusCode}, encoding ${encoding}): ${JSON.stringify(text)}`,
+                        ),
+                    );
+                    req.destroy();
+                }, 5300);
+            },
+        );
+        req.on('error', err => (err.message === 'socket hang up' ? undefined : reject(err)));
+        req.end();
+    });
+}
+
+t.test(
+    'web with its auth off: reads, JSON writes, commands, docs, long polling and an event stream through web',
+    async t => {
+        const web = await startWeb({ auth: false });
+        t.teardown(() => stopProcess(web.proc));
+        t.equal((await fetch(`${web.base}/rest-api/v1/state/${STATE}`).then(json)).val, 1, 'a state read');
+        const patch = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ val: 77 }),
+            headers: { 'Content-Type': 'application/json' },
+        });
+        t.equal(patch.status, 200, 'a JSON write');
+        t.equal(await stored(), 77, 'stored');
+        const text = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: '{"val":78}',
+            headers: { 'Content-Type': 'text/plain' },
+        });
+        t.equal(text.status, 200, 'a JSON write sent as text');
+        t.equal(await stored(), 78);
+        t.equal(
+            (await fetch(`${web.base}/rest-api/v1/command/getState?id=${STATE}`).then(json)).result.val,
+            78,
+            'a command',
+        );
+        const docs = await fetch(`${web.base}/rest-api/`);
+        t.equal(docs.status, 200, 'the docs page');
+        await fetch(`${web.base}/rest-api/v1/state/${STATE}/subscribe?sid=rw&method=polling`);
+        const poll = fetch(`${web.base}/rest-api/v1/polling?sid=rw&timeout=5000`).then(json);
+        await new Promise(r => setTimeout(r, 300));
+        await iob.storage.states.setStateAsync(STATE, { val: 79, ack: true });
+        t.equal((await poll).state.val, 79, 'long polling');
+
+        const event = await firstEvent(web, {}, () =>
+            iob.storage.states.setStateAsync(STATE, { val: 80, ack: true }).then(() => undefined),
+        );
+        t.match(event.text, '"val":80', 'the event stream delivers the change');
+        t.ok(event.ms < 1000, `the first event within a second (${event.ms} ms)`);
+        t.not(event.encoding, 'br', 'not held back in a compressor');
+    },
+);
+
+t.test(
+    "web with its auth on (Basic allowed): writes of every body kind arrive, as the user web authenticated, without web's login fields",
+    async t => {
+        const web = await startWeb({ auth: true, basicAuth: true });
+        t.teardown(() => stopProcess(web.proc));
+        const admin = basic('admin', 'iobroker');
+        const anonymous = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { redirect: 'manual' });
+        t.ok([302, 401].includes(anonymous.status), `web refuses an anonymous client (${anonymous.status})`);
+
+        const asJson = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ val: 91 }),
+            headers: { ...admin, 'Content-Type': 'application/json' },
+        });
+        t.equal(asJson.status, 200, `JSON body: ${await asJson.clone().text()}`);
+        t.equal(await stored(), 91, 'stored');
+
+        const binary = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ val: 92 }),
+            headers: { ...admin, 'Content-Type': 'application/octet-stream' },
+        });
+        t.equal(binary.status, 200, 'a body web leaves alone');
+        t.equal(await stored(), 92);
+
+        const form = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: '{"val":93}',
+            headers: { ...admin, 'Content-Type': 'application/x-www-form-urlencoded' },
+        });
+        t.equal(form.status, 200, 'JSON sent as a form (curl -d)');
+        t.equal(await stored(), 93);
+
+        // an object written through web keeps none of the credentials web put into the parsed body
+        const object = {
+            type: 'state',
+            common: { name: 'through web', type: 'number', role: 'value', read: true, write: true },
+            native: { kept: 1 },
+        };
+        const put = await fetch(`${web.base}/rest-api/v1/object/0_userdata.0.realweb2`, {
+            method: 'PUT',
+            body: JSON.stringify(object),
+            headers: { ...admin, 'Content-Type': 'application/json' },
+        });
+        t.equal(put.status, 200, `an object write: ${await put.clone().text()}`);
+        const written = await iob.storage.objects.getObjectAsync('0_userdata.0.realweb2');
+        t.same(written?.native, { kept: 1 });
+        t.notOk(JSON.stringify(written).includes('iobroker'), 'no password in the stored object');
+        t.notOk('username' in (written ?? {}) || 'password' in (written ?? {}), 'no login fields');
+
+        const viewer = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ val: 94 }),
+            headers: { ...basic('viewer', 'v'), 'Content-Type': 'application/json' },
+        });
+        t.equal(viewer.status, 403, 'a user who may only read is refused the write');
+        t.equal(await stored(), 93, 'nothing written');
+
+        const event = await firstEvent(web, admin, () =>
+            iob.storage.states.setStateAsync(STATE, { val: 95, ack: true }).then(() => undefined),
+        );
+        t.match(event.text, '"val":95', 'the event stream through web with its auth on');
+        t.ok(event.ms < 1000, `within a second (${event.ms} ms)`);
+    },
+);
