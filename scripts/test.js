@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: build, seed the test DB snapshot once, run every tap test file (scripts/run-test-files.js)
-// and, beside them, the @iobroker/testing harness against the lowest js-controller io-package.json
+// and then the @iobroker/testing harness against the lowest js-controller io-package.json
 // declares and the latest (scripts/harness-controllers.js), and end with "N passed, N failed" over all.
 // With file arguments only those test files run; `--unit` runs build/test/unit only, `--harness` only
 // the harness (HARNESS_CONTROLLERS=6.0.11,7.2.3 picks the js-controller versions).
@@ -127,9 +127,15 @@ async function runHarnesses() {
     if (!runHarnessToo) {
         console.log('# harness: not run, because file arguments were given (`--harness` runs it alone)');
     }
-    // side by side: the harness mostly waits for its adapter process, tap fills the cores meanwhile;
-    // their ports cannot meet (the harness' are fixed below the range the tap fixtures pick from)
-    const results = await Promise.all([harnessOnly ? undefined : runTap(), runHarnessToo ? runHarnesses() : undefined]).then(all => all.flat().filter(Boolean));
+    // one after the other: each harness run installs js-controller and builds its native modules the
+    // first time, which beside the tap files pushed the slowest of them past their time limit
+    const results = [];
+    if (!harnessOnly) {
+        results.push(await runTap());
+    }
+    if (runHarnessToo) {
+        results.push(...(await runHarnesses()));
+    }
     console.log(`# npm test took ${Math.round((Date.now() - STARTED) / 1000)} s`);
     const pass = results.reduce((sum, r) => sum + r.pass, 0);
     const fail = results.reduce((sum, r) => sum + r.fail, 0);
