@@ -212,7 +212,11 @@ t.test(
         t.equal(binary.status, 200, 'a body web leaves alone');
         t.equal(await stored(), 92);
 
-        const form = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+        const text = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: '{"val":96}', headers: { ...admin, 'Content-Type': 'text/plain' } });
+    t.equal(text.status, 200, `JSON sent as text: ${await text.clone().text()}`);
+    t.equal(await stored(), 96);
+
+    const form = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
             method: 'PATCH',
             body: '{"val":93}',
             headers: { ...admin, 'Content-Type': 'application/x-www-form-urlencoded' },
