@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 import { startIobroker, type IobFixture } from './support/iobroker';
 import { freePort } from './support/ports';
+import { startHookReceiver } from './support/hook-receiver';
 
 const WEB_DIR = dirname(require.resolve('iobroker.web/package.json'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -256,3 +257,59 @@ t.test(
         t.ok(event.ms < 1000, `within a second (${event.ms} ms)`);
     },
 );
+
+/** Logs in at web's login form and returns the session cookie web set. */
+async function login(web: Web, username: string, password: string): Promise<string> {
+    const res = await fetch(`${web.base}/login`, {
+        method: 'POST',
+        body: new URLSearchParams({ username, password }),
+        redirect: 'manual',
+    });
+    const cookie = res.headers
+        .getSetCookie()
+        .map(line => line.split(';')[0])
+        .find(pair => pair.startsWith('connect.sid='));
+    if (!cookie) {
+        throw new Error(`no session cookie from web's login (${res.status})`);
+    }
+    return cookie;
+}
+
+void t.test("web with its auth on (login page): web's session cookie, uploads, URL hooks, and what an anonymous client gets", async t => {
+    const web = await startWeb({ auth: true, basicAuth: false });
+    t.teardown(() => stopProcess(web.proc));
+    const anonymous = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { redirect: 'manual' });
+    t.equal(anonymous.status, 302, 'an anonymous client is sent to the login page');
+    t.match(anonymous.headers.get('location') ?? '', /login/, "to web's login page");
+
+    const viewer = { Cookie: await login(web, 'viewer', 'v') };
+    const read = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: viewer });
+    t.equal(read.status, 200, 'a session of a reader reads');
+    const refused = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: JSON.stringify({ val: 1 }), headers: { ...viewer, 'Content-Type': 'application/json' } });
+    t.equal(refused.status, 403, 'and may not write');
+
+    const admin = { Cookie: await login(web, 'admin', 'iobroker') };
+    const patch = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: JSON.stringify({ val: 101 }), headers: { ...admin, 'Content-Type': 'application/json' } });
+    t.equal(patch.status, 200, 'a session of an administrator writes JSON');
+    t.equal(await stored(), 101);
+
+    const upload = new FormData();
+    upload.append('file', new Blob([Buffer.from('uploaded through web')]), 'realweb.txt');
+    const uploaded = await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/realweb.txt`, { method: 'POST', body: upload, headers: admin });
+    t.equal(uploaded.status, 200, `a multipart upload: ${await uploaded.clone().text()}`);
+    t.equal(await (await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/realweb.txt`, { headers: admin })).text(), 'uploaded through web', 'read back');
+    const notAllowed = new FormData();
+    notAllowed.append('file', new Blob([Buffer.from('x')]), 'viewer.txt');
+    t.equal((await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/viewer.txt`, { method: 'POST', body: notAllowed, headers: viewer })).status, 403, 'a reader may not upload');
+
+    const hooks = await startHookReceiver();
+    t.teardown(() => hooks.close());
+    const subscribed = await fetch(`${web.base}/rest-api/v1/state/${STATE}/subscribe`, { method: 'POST', body: JSON.stringify({ url: hooks.url }), headers: { ...admin, 'Content-Type': 'application/json' } });
+    t.equal(subscribed.status, 200, `a URL hook subscribed through web: ${await subscribed.clone().text()}`);
+    await iob.storage.states.setStateAsync(STATE, { val: 102, ack: true });
+    const deadline = Date.now() + 5000;
+    while (!hooks.received.some(d => d.body.includes('"val":102')) && Date.now() < deadline) {
+        await new Promise(r => setTimeout(r, 50));
+    }
+    t.ok(hooks.received.some(d => d.body.includes('"val":102')), 'the hook is called with the change');
+});
