@@ -29,7 +29,7 @@ function launch(env: Record<string, string>): Launcher {
     return { proc, output: () => output };
 }
 
-async function waitFor200(url: string, launcher: Launcher, timeoutMs = 30_000): Promise<Response> {
+async function waitFor200(url: string, launcher: Launcher, timeoutMs = 60_000): Promise<Response> {
     const end = Date.now() + timeoutMs;
     while (Date.now() < end) {
         if (launcher.proc.exitCode !== null) {

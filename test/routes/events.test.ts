@@ -40,7 +40,7 @@ t.test('state and object changes arrive as events with increasing ids', async t 
     const sse = await events('pattern=0_userdata.0.sse.a&objects=0_userdata.0.sseobj.*');
     t.equal(sse.status, 200);
     t.match(sse.headers['content-type'], /^text\/event-stream/);
-    t.equal(sse.headers['cache-control'], 'no-store');
+    t.equal(sse.headers['cache-control'], 'no-store, no-transform', 'nothing keeps events, and nothing compresses them (a compressor holds them back)');
     t.equal(sse.headers['x-accel-buffering'], 'no');
     await write('0_userdata.0.sse.a', 7);
     const first = await sse.nextEvent();
