@@ -57,7 +57,12 @@ export function bodyReadBefore(req: IncomingMessage): Buffer | undefined {
             ).toString(),
         );
     }
-    return Buffer.from(JSON.stringify(body) ?? '');
+    try {
+        return Buffer.from(JSON.stringify(body) ?? '');
+    } catch {
+        // web's JSON.parse takes any depth; writing it out again overflows the stack first
+        throw new HttpError('BAD_REQUEST', `Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`);
+    }
 }
 
 /**
@@ -66,11 +71,14 @@ export function bodyReadBefore(req: IncomingMessage): Buffer | undefined {
  * data, and must not reach a state or an object.
  */
 function withoutWebLogin(req: IncomingMessage, body: unknown): unknown {
-    const [scheme, encoded = ''] = (req.headers.authorization ?? '').split(' ');
-    if (scheme !== 'Basic' || !body || typeof body !== 'object' || Array.isArray(body)) {
+    // read the header exactly as web does: any value that starts with "Basic", the second word
+    const header = req.headers.authorization ?? '';
+    if (!header.startsWith('Basic') || !body || typeof body !== 'object' || Array.isArray(body)) {
         return body;
     }
-    const [user, password] = Buffer.from(encoded, 'base64').toString().split(':');
+    const [user, password] = Buffer.from(header.split(' ')[1] ?? '', 'base64')
+        .toString()
+        .split(':');
     const fields = body as Record<string, unknown>;
     if (fields.username !== user || fields.password !== password) {
         return body;
