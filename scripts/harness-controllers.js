@@ -34,8 +34,13 @@ function installable(version, cacheDir) {
     const overrides = readJson(join(root, 'package.json')).overrides ?? {};
     const packDir = join(cacheDir, `js-controller-${version}`);
     const repacked = join(packDir, 'repacked.tgz');
+    // the answer of an earlier run: packing and asking the registry again would give the same
+    const asPublished = join(packDir, 'as-published');
     if (existsSync(repacked)) {
         return `file:${repacked}`;
+    }
+    if (existsSync(asPublished)) {
+        return version;
     }
     mkdirSync(packDir, { recursive: true });
     const npm = (...args) => execFileSync('npm', args, { cwd: packDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -53,6 +58,7 @@ function installable(version, cacheDir) {
     };
     const touched = Object.keys(overrides).filter(name => manifest.dependencies?.[name] && unmet(name));
     if (!touched.length) {
+        writeFileSync(asPublished, '');
         return version;
     }
     for (const name of touched) {
