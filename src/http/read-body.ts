@@ -57,12 +57,17 @@ export function bodyReadBefore(req: IncomingMessage): Buffer | undefined {
             ).toString(),
         );
     }
+    // web's JSON.parse takes any depth; writing it out again may overflow the stack (as on Node 24) or not
+    let text: string | undefined;
     try {
-        return Buffer.from(JSON.stringify(body) ?? '');
+        text = JSON.stringify(body) ?? '';
     } catch {
-        // web's JSON.parse takes any depth; writing it out again overflows the stack first
+        text = undefined;
+    }
+    if (text === undefined || tooDeep(text)) {
         throw new HttpError('BAD_REQUEST', `Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`);
     }
+    return Buffer.from(text);
 }
 
 /**
