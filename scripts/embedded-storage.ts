@@ -86,6 +86,8 @@ function waitConnected(create: (connected: () => void) => unknown, what: string,
 }
 
 export interface StartOptions extends StorageOptions {
+    /** The DB servers run in another process (a real js-controller's): connect clients only. */
+    serversElsewhere?: boolean;
     /** Called for every change of an object the caller subscribed with `storage.objects.subscribe`. */
     onObjectChange?: (id: string, obj: ioBroker.Object | null) => void;
 }
@@ -116,7 +118,9 @@ export async function startStorage(options: StartOptions): Promise<Storage> {
         }
         servers = [];
     };
-    await startServers();
+    if (!options.serversElsewhere) {
+        await startServers();
+    }
     const objects = await waitConnected(
         connected => new ObjectsClient({ connection: config.objects, logger: log, hostname: 'embedded-client', connected, change: options.onObjectChange }),
         'objects client',
@@ -182,10 +186,10 @@ export async function seedIfNeeded(storage: Storage): Promise<boolean> {
 export type CliRun = Promise<void> & { child: ChildProcess };
 
 /** js-controller's CLI, spawned: the DB servers live in this event loop, a sync call would deadlock. */
-export function runCli(args: string[], dataDir: string): CliRun {
+export function runCli(args: string[], dataDir: string, env: Record<string, string> = {}): CliRun {
     const child = spawn(process.execPath, [join(CONTROLLER_DIR, 'iobroker.js'), ...args], {
         cwd: PROJECT_ROOT,
-        env: { ...process.env, IOBROKER_DATA_DIR: dataDir },
+        env: { ...process.env, ...env, IOBROKER_DATA_DIR: dataDir },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     const done = new Promise<void>((resolve, reject) => {

@@ -313,3 +313,42 @@ void t.test("web with its auth on (login page): web's session cookie, uploads, U
     }
     t.ok(hooks.received.some(d => d.body.includes('"val":102')), 'the hook is called with the change');
 });
+
+/** An access token from web's OAuth2 token route (password grant), as a script or an app logs in at web. */
+async function webToken(web: Web, username: string, password: string): Promise<string> {
+    const res = await fetch(`${web.base}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'password', username, password, client_id: 'ioBroker' }),
+    });
+    const body = (await res.json()) as { access_token?: string };
+    if (!body.access_token) {
+        throw new Error(`no token from web (${res.status}): ${JSON.stringify(body)}`);
+    }
+    return body.access_token;
+}
+
+void t.test("web with its auth and OAuth on: web's bearer tokens reach the extension as their user, and a script gets a JSON 401", async t => {
+    const web = await startWeb({ auth: true, basicAuth: false, oauth: true });
+    t.teardown(() => stopProcess(web.proc));
+
+    const anonymous = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: { Accept: 'application/json' }, redirect: 'manual' });
+    t.equal(anonymous.status, 401, 'a script without credentials: 401, not the login page');
+    t.match(anonymous.headers.get('content-type') ?? '', /json/, 'as JSON');
+    t.match(await anonymous.json(), { error: String }, 'with an error text');
+    t.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer /, 'saying where to get a token');
+    const browser = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: { Accept: 'text/html' }, redirect: 'manual' });
+    t.equal(browser.status, 302, "a browser still goes to web's login page");
+
+    const viewer = { Authorization: `Bearer ${await webToken(web, 'viewer', 'v')}` };
+    t.equal((await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: viewer })).status, 200, "a reader's token reads");
+    const refused = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: JSON.stringify({ val: 111 }), headers: { ...viewer, 'Content-Type': 'application/json' } });
+    t.equal(refused.status, 403, 'and may not write');
+    t.not(await stored(), 111, 'nothing written');
+
+    const admin = { Authorization: `Bearer ${await webToken(web, 'admin', 'iobroker')}` };
+    const patch = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: JSON.stringify({ val: 112 }), headers: { ...admin, 'Content-Type': 'application/json' } });
+    t.equal(patch.status, 200, `an administrator's token writes JSON: ${await patch.clone().text()}`);
+    t.equal(await stored(), 112);
+    const forged = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: { Authorization: 'Bearer not-a-token', Accept: 'application/json' }, redirect: 'manual' });
+    t.equal(forged.status, 401, 'a made-up token is refused by web');
+});
