@@ -16,6 +16,8 @@ import { stopProcess } from '../scripts/stop-process';
 import { startIobroker, type IobFixture } from './support/iobroker';
 import { freePort } from './support/ports';
 import { startHookReceiver } from './support/hook-receiver';
+import { rawRequest } from './support/raw-request';
+import { checkedFetch, checkers, ResponseChecker } from './support/response-check';
 
 const WEB_DIR = dirname(require.resolve('iobroker.web/package.json'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -213,11 +215,15 @@ t.test(
         t.equal(binary.status, 200, 'a body web leaves alone');
         t.equal(await stored(), 92);
 
-        const text = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: '{"val":96}', headers: { ...admin, 'Content-Type': 'text/plain' } });
-    t.equal(text.status, 200, `JSON sent as text: ${await text.clone().text()}`);
-    t.equal(await stored(), 96);
+        const text = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: '{"val":96}',
+            headers: { ...admin, 'Content-Type': 'text/plain' },
+        });
+        t.equal(text.status, 200, `JSON sent as text: ${await text.clone().text()}`);
+        t.equal(await stored(), 96);
 
-    const form = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+        const form = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
             method: 'PATCH',
             body: '{"val":93}',
             headers: { ...admin, 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -249,6 +255,16 @@ t.test(
         });
         t.equal(viewer.status, 403, 'a user who may only read is refused the write');
         t.equal(await stored(), 93, 'nothing written');
+        // web's login may be a session cookie that any page's request carries: writes from foreign pages are refused
+        const foreign = await rawRequest(`${web.base}/rest-api/v1/state/${STATE}?value=10`, {
+            headers: { ...admin, 'Sec-Fetch-Site': 'cross-site' },
+        });
+        t.equal(foreign.status, 403, 'a write by image or link');
+        t.equal(await stored(), 93, 'nothing written');
+        const rebound = await rawRequest(`${web.base}/rest-api/v1/state/${STATE}`, {
+            headers: { ...admin, Host: 'iobroker.example.net', Origin: 'https://iobroker.example.net' },
+        });
+        t.equal(rebound.status, 200, 'any host name: a rebinding page has no login for our name');
 
         const event = await firstEvent(web, admin, () =>
             iob.storage.states.setStateAsync(STATE, { val: 95, ack: true }).then(() => undefined),
@@ -275,44 +291,80 @@ async function login(web: Web, username: string, password: string): Promise<stri
     return cookie;
 }
 
-void t.test("web with its auth on (login page): web's session cookie, uploads, URL hooks, and what an anonymous client gets", async t => {
-    const web = await startWeb({ auth: true, basicAuth: false });
-    t.teardown(() => stopProcess(web.proc));
-    const anonymous = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { redirect: 'manual' });
-    t.equal(anonymous.status, 302, 'an anonymous client is sent to the login page');
-    t.match(anonymous.headers.get('location') ?? '', /login/, "to web's login page");
+void t.test(
+    "web with its auth on (login page): web's session cookie, uploads, URL hooks, and what an anonymous client gets",
+    async t => {
+        const web = await startWeb({ auth: true, basicAuth: false });
+        t.teardown(() => stopProcess(web.proc));
+        const anonymous = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { redirect: 'manual' });
+        t.equal(anonymous.status, 302, 'an anonymous client is sent to the login page');
+        t.match(anonymous.headers.get('location') ?? '', /login/, "to web's login page");
 
-    const viewer = { Cookie: await login(web, 'viewer', 'v') };
-    const read = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: viewer });
-    t.equal(read.status, 200, 'a session of a reader reads');
-    const refused = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: JSON.stringify({ val: 1 }), headers: { ...viewer, 'Content-Type': 'application/json' } });
-    t.equal(refused.status, 403, 'and may not write');
+        const viewer = { Cookie: await login(web, 'viewer', 'v') };
+        const read = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: viewer });
+        t.equal(read.status, 200, 'a session of a reader reads');
+        const refused = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ val: 1 }),
+            headers: { ...viewer, 'Content-Type': 'application/json' },
+        });
+        t.equal(refused.status, 403, 'and may not write');
 
-    const admin = { Cookie: await login(web, 'admin', 'iobroker') };
-    const patch = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: JSON.stringify({ val: 101 }), headers: { ...admin, 'Content-Type': 'application/json' } });
-    t.equal(patch.status, 200, 'a session of an administrator writes JSON');
-    t.equal(await stored(), 101);
+        const admin = { Cookie: await login(web, 'admin', 'iobroker') };
+        const patch = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ val: 101 }),
+            headers: { ...admin, 'Content-Type': 'application/json' },
+        });
+        t.equal(patch.status, 200, 'a session of an administrator writes JSON');
+        t.equal(await stored(), 101);
 
-    const upload = new FormData();
-    upload.append('file', new Blob([Buffer.from('uploaded through web')]), 'realweb.txt');
-    const uploaded = await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/realweb.txt`, { method: 'POST', body: upload, headers: admin });
-    t.equal(uploaded.status, 200, `a multipart upload: ${await uploaded.clone().text()}`);
-    t.equal(await (await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/realweb.txt`, { headers: admin })).text(), 'uploaded through web', 'read back');
-    const notAllowed = new FormData();
-    notAllowed.append('file', new Blob([Buffer.from('x')]), 'viewer.txt');
-    t.equal((await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/viewer.txt`, { method: 'POST', body: notAllowed, headers: viewer })).status, 403, 'a reader may not upload');
+        const upload = new FormData();
+        upload.append('file', new Blob([Buffer.from('uploaded through web')]), 'realweb.txt');
+        const uploaded = await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/realweb.txt`, {
+            method: 'POST',
+            body: upload,
+            headers: admin,
+        });
+        t.equal(uploaded.status, 200, `a multipart upload: ${await uploaded.clone().text()}`);
+        t.equal(
+            await (await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/realweb.txt`, { headers: admin })).text(),
+            'uploaded through web',
+            'read back',
+        );
+        const notAllowed = new FormData();
+        notAllowed.append('file', new Blob([Buffer.from('x')]), 'viewer.txt');
+        t.equal(
+            (
+                await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/viewer.txt`, {
+                    method: 'POST',
+                    body: notAllowed,
+                    headers: viewer,
+                })
+            ).status,
+            403,
+            'a reader may not upload',
+        );
 
-    const hooks = await startHookReceiver();
-    t.teardown(() => hooks.close());
-    const subscribed = await fetch(`${web.base}/rest-api/v1/state/${STATE}/subscribe`, { method: 'POST', body: JSON.stringify({ url: hooks.url }), headers: { ...admin, 'Content-Type': 'application/json' } });
-    t.equal(subscribed.status, 200, `a URL hook subscribed through web: ${await subscribed.clone().text()}`);
-    await iob.storage.states.setStateAsync(STATE, { val: 102, ack: true });
-    const deadline = Date.now() + 5000;
-    while (!hooks.received.some(d => d.body.includes('"val":102')) && Date.now() < deadline) {
-        await new Promise(r => setTimeout(r, 50));
-    }
-    t.ok(hooks.received.some(d => d.body.includes('"val":102')), 'the hook is called with the change');
-});
+        const hooks = await startHookReceiver();
+        t.teardown(() => hooks.close());
+        const subscribed = await fetch(`${web.base}/rest-api/v1/state/${STATE}/subscribe`, {
+            method: 'POST',
+            body: JSON.stringify({ url: hooks.url }),
+            headers: { ...admin, 'Content-Type': 'application/json' },
+        });
+        t.equal(subscribed.status, 200, `a URL hook subscribed through web: ${await subscribed.clone().text()}`);
+        await iob.storage.states.setStateAsync(STATE, { val: 102, ack: true });
+        const deadline = Date.now() + 5000;
+        while (!hooks.received.some(d => d.body.includes('"val":102')) && Date.now() < deadline) {
+            await new Promise(r => setTimeout(r, 50));
+        }
+        t.ok(
+            hooks.received.some(d => d.body.includes('"val":102')),
+            'the hook is called with the change',
+        );
+    },
+);
 
 /** An access token from web's OAuth2 token route (password grant), as a script or an app logs in at web. */
 async function webToken(web: Web, username: string, password: string): Promise<string> {
@@ -327,28 +379,112 @@ async function webToken(web: Web, username: string, password: string): Promise<s
     return body.access_token;
 }
 
-void t.test("web with its auth and OAuth on: web's bearer tokens reach the extension as their user, and a script gets a JSON 401", async t => {
-    const web = await startWeb({ auth: true, basicAuth: false, oauth: true });
-    t.teardown(() => stopProcess(web.proc));
+void t.test(
+    "web with its auth and OAuth on: web's bearer tokens reach the extension as their user, and a script gets a JSON 401",
+    async t => {
+        const web = await startWeb({ auth: true, basicAuth: false, oauth: true });
+        t.teardown(() => stopProcess(web.proc));
 
-    const anonymous = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: { Accept: 'application/json' }, redirect: 'manual' });
-    t.equal(anonymous.status, 401, 'a script without credentials: 401, not the login page');
-    t.match(anonymous.headers.get('content-type') ?? '', /json/, 'as JSON');
-    t.match(await anonymous.json(), { error: String }, 'with an error text');
-    t.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer /, 'saying where to get a token');
-    const browser = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: { Accept: 'text/html' }, redirect: 'manual' });
-    t.equal(browser.status, 302, "a browser still goes to web's login page");
+        const anonymous = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            headers: { Accept: 'application/json' },
+            redirect: 'manual',
+        });
+        t.equal(anonymous.status, 401, 'a script without credentials: 401, not the login page');
+        t.match(anonymous.headers.get('content-type') ?? '', /json/, 'as JSON');
+        t.match(await anonymous.json(), { error: String }, 'with an error text');
+        t.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer /, 'saying where to get a token');
+        const browser = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            headers: { Accept: 'text/html' },
+            redirect: 'manual',
+        });
+        t.equal(browser.status, 302, "a browser still goes to web's login page");
 
-    const viewer = { Authorization: `Bearer ${await webToken(web, 'viewer', 'v')}` };
-    t.equal((await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: viewer })).status, 200, "a reader's token reads");
-    const refused = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: JSON.stringify({ val: 111 }), headers: { ...viewer, 'Content-Type': 'application/json' } });
-    t.equal(refused.status, 403, 'and may not write');
-    t.not(await stored(), 111, 'nothing written');
+        const viewer = { Authorization: `Bearer ${await webToken(web, 'viewer', 'v')}` };
+        t.equal(
+            (await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: viewer })).status,
+            200,
+            "a reader's token reads",
+        );
+        const refused = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ val: 111 }),
+            headers: { ...viewer, 'Content-Type': 'application/json' },
+        });
+        t.equal(refused.status, 403, 'and may not write');
+        t.not(await stored(), 111, 'nothing written');
 
-    const admin = { Authorization: `Bearer ${await webToken(web, 'admin', 'iobroker')}` };
-    const patch = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { method: 'PATCH', body: JSON.stringify({ val: 112 }), headers: { ...admin, 'Content-Type': 'application/json' } });
-    t.equal(patch.status, 200, `an administrator's token writes JSON: ${await patch.clone().text()}`);
-    t.equal(await stored(), 112);
-    const forged = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, { headers: { Authorization: 'Bearer not-a-token', Accept: 'application/json' }, redirect: 'manual' });
-    t.equal(forged.status, 401, 'a made-up token is refused by web');
-});
+        const admin = { Authorization: `Bearer ${await webToken(web, 'admin', 'iobroker')}` };
+        const patch = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: JSON.stringify({ val: 112 }),
+            headers: { ...admin, 'Content-Type': 'application/json' },
+        });
+        t.equal(patch.status, 200, `an administrator's token writes JSON: ${await patch.clone().text()}`);
+        t.equal(await stored(), 112);
+        const forged = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            headers: { Authorization: 'Bearer not-a-token', Accept: 'application/json' },
+            redirect: 'manual',
+        });
+        t.equal(forged.status, 401, 'a made-up token is refused by web');
+    },
+);
+
+void t.test(
+    "every kind of route under /rest-api/ on web's server, checked against the document, and web's stop ends what waits",
+    async t => {
+        const web = await startWeb({ auth: false });
+        // answers under /rest-api/ are checked against the document served in this mode, like the standalone ones
+        const doc = await fetch(`${web.base}/rest-api/api-docs/openapi.json`).then(json);
+        checkers.set(web.port, new ResponseChecker(doc as Record<string, unknown>, '/rest-api'));
+        t.teardown(async () => {
+            checkers.delete(web.port);
+            await stopProcess(web.proc);
+        });
+        const get = (path: string, init?: RequestInit) => checkedFetch(web.base + path, init);
+        await iob.storage.states.setStateAsync(STATE, { val: 2, ack: true });
+
+        t.equal(await (await get(`/rest-api/v1/state/${STATE}/plain`)).text(), '2', 'a plain read');
+        t.equal((await json(await get(`/rest-api/v1/object/${STATE}`)))._id, STATE, 'objects');
+        const missing = await get('/rest-api/v1/state/0_userdata.0.nothing');
+        t.equal(missing.status, 404, 'JSON errors too');
+        t.match(await json(missing), { error: String });
+
+        // the browser rules hold on web's port too (web's CORS stays web's)
+        const webHost = web.base.slice('http://'.length);
+        let raw = await rawRequest(`${web.base}/rest-api/v1/state/${STATE}?value=7`, {
+            headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+        });
+        t.equal(raw.status, 403, 'a write from a foreign page');
+        raw = await rawRequest(`${web.base}/rest-api/v1/state/${STATE}`, {
+            headers: { Host: 'evil.example', Origin: 'http://evil.example', 'Sec-Fetch-Site': 'same-origin' },
+        });
+        t.equal(raw.status, 403, 'a rebound host name');
+        raw = await rawRequest(`${web.base}/rest-api/v1/state/${STATE}`, {
+            headers: { Origin: `http://${webHost}`, 'Sec-Fetch-Site': 'same-origin' },
+        });
+        t.equal(raw.headers['x-content-type-options'], 'nosniff', 'nosniff');
+        t.equal(await stored(), 2, 'nothing written');
+
+        const spec = await json(await get('/rest-api/api-docs/swagger.json'));
+        t.same(
+            spec.servers?.map((s: { url: string }) => s.url),
+            ['/rest-api'],
+            'OpenAPI servers carry the prefix',
+        );
+        const outside = await fetch(`${web.base}/v1/state/${STATE}`);
+        t.notOk((await outside.text()).includes('"val"'), `nothing outside the prefix (web answers ${outside.status})`);
+        t.equal((await iob.storage.states.getStateAsync('rest-api.0.info.extension'))?.val, true, 'info.extension set');
+
+        // web stopping unloads the extension: a waiting poll is told, and the flag is cleared
+        await get(`/rest-api/v1/state/${STATE}/subscribe?sid=unload&method=polling`);
+        const pending = get('/rest-api/v1/polling?sid=unload&timeout=10000').then(r => r.text());
+        await new Promise(r => setTimeout(r, 300));
+        await stopProcess(web.proc);
+        t.same(JSON.parse(await pending), { disconnect: true }, 'unload ends pending polls');
+        t.equal(
+            (await iob.storage.states.getStateAsync('rest-api.0.info.extension'))?.val,
+            false,
+            'info.extension cleared',
+        );
+    },
+);

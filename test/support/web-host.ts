@@ -1,9 +1,12 @@
 /*
- * Stands in for the ioBroker web adapter in tests: a real js-controller adapter named `web`, a real
- * http server, and every rest-api instance that names it loaded by web's extension contract
- * (constructor arguments, waitForReady, stateChange/objectChange, unload). With auth on, web's own
- * check runs first and puts the user name on the request, as web does; a request marked
- * `x-web-host-open: 1` reaches the extensions without one.
+ * Stands in for the ioBroker web adapter where the real one (test/real-web.test.ts) cannot show what a
+ * test needs: web's adapter object inspected inside web's process before, during and after the
+ * extension is mounted, and a request that reaches the extension without a user. A real js-controller
+ * adapter named `web`, a real http server, and every rest-api instance that names it loaded by web's
+ * extension contract (constructor arguments, waitForReady, stateChange/objectChange, unload). With
+ * auth on, a Basic check runs first and puts the user name on the request, as web does; a request
+ * marked `x-web-host-open: 1` reaches the extensions without one. Compression, body parsers and the
+ * login page are the real web's, tested there.
  * argv: port, auth (true|false), adapter dir (with an io-package.json of `web`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -32,7 +35,9 @@ async function webAuth(req: IncomingMessage): Promise<boolean> {
         return false;
     }
     const [user, password] = Buffer.from(value, 'base64').toString().split(':');
-    const ok = await new Promise<boolean>(resolve => adapter.checkPassword(user, password ?? '', {}, success => resolve(!!success)));
+    const ok = await new Promise<boolean>(resolve =>
+        adapter.checkPassword(user, password ?? '', {}, success => resolve(!!success)),
+    );
     if (ok) {
         (req as IncomingMessage & { user?: string }).user = user;
     }
@@ -64,7 +69,11 @@ const server = createServer((req, res) => {
 /** Every method of web's adapter object as it is now, and how its own properties are defined. */
 function snapshot(): Map<string, unknown> {
     const seen = new Map<string, unknown>();
-    for (let proto: object | null = adapter; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (
+        let proto: object | null = adapter;
+        proto && proto !== Object.prototype;
+        proto = Object.getPrototypeOf(proto)
+    ) {
         for (const name of Object.getOwnPropertyNames(proto)) {
             const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
             if (!seen.has(name) && (typeof descriptor.value === 'function' || descriptor.get || descriptor.set)) {
@@ -74,7 +83,14 @@ function snapshot(): Map<string, unknown> {
     }
     for (const name of Object.getOwnPropertyNames(adapter)) {
         const descriptor = Object.getOwnPropertyDescriptor(adapter, name)!;
-        seen.set(`own:${name}`, descriptor.get ? `getter ${String(descriptor.get)}` : typeof descriptor.value === 'function' ? descriptor.value : 'data');
+        seen.set(
+            `own:${name}`,
+            descriptor.get
+                ? `getter ${String(descriptor.get)}`
+                : typeof descriptor.value === 'function'
+                  ? descriptor.value
+                  : 'data',
+        );
     }
     return seen;
 }
@@ -84,7 +100,9 @@ function changedMembers(): string[] {
     const now = snapshot();
     const names = new Set([...original.keys(), ...now.keys()]);
     // own data members (web's state) may change; methods and accessors must not
-    return [...names].filter(name => now.get(name) !== original.get(name) && !(now.get(name) === 'data' && original.has(name)));
+    return [...names].filter(
+        name => now.get(name) !== original.get(name) && !(now.get(name) === 'data' && original.has(name)),
+    );
 }
 // answered by web itself: whether loading rest-api changed web's adapter object
 handlers.push((req, res, next) => {
@@ -100,13 +118,18 @@ adapter.on('ready', async () => {
     const io = require(join(PROJECT_ROOT, 'io-package.json')); // eslint-disable-line @typescript-eslint/no-require-imports
     const loaded = require(join(PROJECT_ROOT, io.common.webExtension)); // eslint-disable-line @typescript-eslint/no-require-imports
     const Ext = loaded.default ?? loaded;
-    const view = await adapter.getObjectViewAsync('system', 'instance', { startkey: 'system.adapter.rest-api.', endkey: 'system.adapter.rest-api.\u9999' });
+    const view = await adapter.getObjectViewAsync('system', 'instance', {
+        startkey: 'system.adapter.rest-api.',
+        endkey: 'system.adapter.rest-api.\u9999',
+    });
     for (const { value: instance } of view.rows) {
         if (instance?.native?.webInstance !== adapter.namespace && instance?.native?.webInstance !== '*') {
             continue;
         }
         const settings = { secure: false, port: Number(port), language: 'en', defaultUser: 'system.user.admin', auth };
-        const extension: Extension = new Ext(server, settings, adapter, instance, { use: (h: Handler) => handlers.push(h) });
+        const extension: Extension = new Ext(server, settings, adapter, instance, {
+            use: (h: Handler) => handlers.push(h),
+        });
         await new Promise<void>(resolve => extension.waitForReady(resolve));
         extensions.push(extension);
         console.log(`welcome ${JSON.stringify(extension.welcomePage())}`);
