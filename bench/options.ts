@@ -6,8 +6,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-/** The parts `--only` can name; sharing, conditional and floor run only when named. */
-export const PARTS = ['http', 'events', 'listing', 'random', 'large', 'serialize', 'sharing', 'conditional', 'floor'] as const;
+/** The parts `--only` can name; sharing, conditional, floor and polling run only when named. */
+export const PARTS = ['http', 'events', 'listing', 'random', 'large', 'serialize', 'sharing', 'conditional', 'floor', 'polling'] as const;
 export type Part = (typeof PARTS)[number];
 
 /** The published release `--compare` measures when it names none. */
@@ -30,8 +30,11 @@ export interface BenchOptions {
     hooks: number;
     streams: number;
     eventRounds: number;
-    sessions: number;
+    /** Sessions of the burst delivery (default 100) or of each polling round (default 10,000). */
+    sessions?: number;
     writes: number;
+    /** `--only polling` against this instance instead of the embedded runtime. */
+    url?: string;
     listingStates: number;
     randomStates: number[];
     largeStates: number;
@@ -47,7 +50,7 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [flags]   (or: node build/bench/run.js [flags])
 
   --only <part>             run one part: ${PARTS.join(', ')}
-                            (sharing, conditional and floor run only when named; with --compare, only
+                            (sharing, conditional, floor and polling run only when named; with --compare, only
                             random is taken: the random reads beside the release)
   --compare [version]       side by side with the published release (default ${DEFAULT_COMPARE_VERSION}); a run of its own
   --conditional             add the conditional part to the run (as --only conditional does alone)
@@ -58,7 +61,10 @@ export const USAGE = `Usage: npm run bench -- [flags]   (or: node build/bench/ru
   --hooks <n>               URL hooks of the hook fan-out (default 1000)
   --streams <n>             event streams of the compare run's SSE fan-out (default 1000)
   --event-rounds <n>        rounds of the compare run's SSE and hook fan-outs (default 9)
-  --sessions <n>            sessions of the compare run's burst delivery (default 100)
+  --sessions <n>            sessions of the compare run's burst delivery (default 100), or of each
+                            polling round (default 10000)
+  --url <url>               --only polling against this instance, e.g. http://user:pass@host:8093
+                            (without: the embedded runtime with the default limits)
   --writes <n>              writes of the compare run's burst delivery (default 1000)
   --listing-states <n>      states of the limited-user listing (default 10000)
   --random-states <n,n,..>  state counts of the random reads, the first is the hot set (default 1000,10000,50000)
@@ -116,6 +122,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
                 'adapter-main': text,
                 profile: text,
                 'release-cache': text,
+                url: text,
             },
         }));
     } catch (err) {
@@ -148,7 +155,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
         hooks: positive('hooks', values.hooks) ?? 1000,
         streams: positive('streams', values.streams) ?? 1000,
         eventRounds: positive('event-rounds', values['event-rounds']) ?? 9,
-        sessions: positive('sessions', values.sessions) ?? 100,
+        sessions: positive('sessions', values.sessions),
         writes: positive('writes', values.writes) ?? 1000,
         listingStates: positive('listing-states', values['listing-states']) ?? 10_000,
         randomStates,
@@ -157,5 +164,25 @@ export function parseBenchOptions(args: string[]): BenchOptions {
         adapterMain: path('adapter-main'),
         profile: path('profile'),
         releaseCache: path('release-cache') ?? DEFAULT_RELEASE_CACHE,
+        url: urlOption(values.url, only),
     };
+}
+
+function urlOption(value: string | undefined, only: string | undefined): string | undefined {
+    if (value === undefined) {
+        return undefined;
+    }
+    if (only !== 'polling') {
+        throw new UsageError('--url is for --only polling');
+    }
+    let url: URL;
+    try {
+        url = new URL(value);
+    } catch {
+        throw new UsageError(`--url wants an address such as http://127.0.0.1:8093, not '${value}'`);
+    }
+    if (url.protocol !== 'http:') {
+        throw new UsageError(`--url wants an http:// address, not '${value}'`);
+    }
+    return value;
 }

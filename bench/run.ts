@@ -17,6 +17,7 @@ import { measureLimitedListing } from './listing-acl';
 import { measureRandomReads } from './random-reads';
 import { measureSerializers } from './serialize';
 import { measureSharing } from './sharing';
+import { pollingRounds, type RoundFigures } from './polling-rounds';
 import { measureCompare, startRelease } from './compare';
 import { parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
@@ -52,8 +53,14 @@ async function main(args: string[]): Promise<void> {
     // keeps the process alive until it fires or the run is done: a part that hangs is reported, not left behind
     const expired = delay(WATCHDOG_MS, 'expired' as const, { signal: watchdog.signal });
     const run = async (): Promise<'done'> => {
+        if (options.only === 'polling' && options.url) {
+            // another instance, anywhere: nothing of ours is started
+            result.polling = await runPollingRounds(options.url, options);
+            return 'done';
+        }
         // rounds of 10,000 polls, 1,000 streams or 1,000 hooks each stay within the limits (what earlier rounds opened is still there)
-        const limits = { pollSessionsPerUser: 100_000, pollSessionsTotal: 100_000, hooksPerUser: 100_000, hooksTotal: 100_000, sseStreamsPerUser: 100_000, sseStreamsTotal: 100_000 };
+        // the polling rounds are about the default limits: the adapter runs with them
+        const limits = options.only === 'polling' ? {} : { pollSessionsPerUser: 100_000, pollSessionsTotal: 100_000, hooksPerUser: 100_000, hooksTotal: 100_000, sseStreamsPerUser: 100_000, sseStreamsTotal: 100_000 };
         rt = await startRuntime(oursOptions(options), { hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0, ...limits });
         // after the storage: the bare fan-outs fire on a change in its states DB, as the adapters do
         bare = await startBare(rt.storage);
@@ -78,7 +85,15 @@ async function main(args: string[]): Promise<void> {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${String(result.date).replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
-    console.log(`adapter RSS idle ${result.adapterRssIdleMB} MB, after ${result.adapterRssAfterMB} MB, start ${result.startMs} ms; ${result.seconds} s in all; written to ${file}`);
+    const adapter = result.startMs === undefined ? '' : `adapter RSS idle ${result.adapterRssIdleMB} MB, after ${result.adapterRssAfterMB} MB, start ${result.startMs} ms; `;
+    console.log(`${adapter}${result.seconds} s in all; written to ${file}`);
+}
+
+/** Round after round of fresh long-polling sessions (bench/polling-rounds.ts), a line per round. */
+function runPollingRounds(url: string, options: BenchOptions): Promise<RoundFigures[]> {
+    const sessions = options.sessions ?? 10_000;
+    console.log(`polling rounds: ${options.rounds ?? 3} of ${sessions} fresh sessions against ${new URL(url).host}`);
+    return pollingRounds({ url, sessions }, options.rounds ?? 3, figures => console.log(JSON.stringify(figures)));
 }
 
 /** The handles and requests keeping the event loop alive, counted by kind. */
@@ -114,7 +129,7 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
             rounds: rounds ?? 3,
             pollRounds: options.pollRounds,
             polls: options.polls,
-            sessions: options.sessions,
+            sessions: options.sessions ?? 100,
             writes: options.writes,
             randomSizes,
             streams: options.streams,
@@ -163,6 +178,9 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
         // on request only: what our request stack adds to a state write, against the least adapter that does it
         result.floor = await measureFloor(rt, seconds ?? 4, rounds ?? 5);
         console.log(JSON.stringify(result.floor, null, 2));
+    }
+    if (only === 'polling') {
+        result.polling = await runPollingRounds(rt.ours.baseUrl, options);
     }
     if (only === 'sharing') {
         // on request only: it starts two Redis clusters of its own

@@ -416,11 +416,11 @@ t.test('§10 #38: the unsubscribe routes the 4.0.2 example clients call exist an
     res = await iob.request('/v1/states/unsubscribe?sid=ex', { method: 'POST', body: { method: 'polling', pattern: '0_userdata.0.x*' } });
     t.same(res.json, { result: 'OK' });
     res = await iob.request('/v1/states/subscribe?sid=ex&method=polling');
-    t.same(res.json, { states: [] }, 'both are gone');
+    t.equal(res.status, 404, 'both are gone, and the emptied session with them (as in 4.0.2)');
     await iob.request('/v1/object/0_userdata.0.d1/subscribe?sid=ex&method=polling');
     res = await iob.request('/v1/object/0_userdata.0.d1/unsubscribe?sid=ex&method=polling');
     t.same(res.json, { result: 'OK' });
-    t.same((await iob.request('/v1/objects/subscribe?sid=ex&method=polling')).json.objects, []);
+    t.equal((await iob.request('/v1/objects/subscribe?sid=ex&method=polling')).status, 404, 'gone too');
 });
 
 t.test('§10 #39: unknown names and user rights do not rescan the objects per request', async t => {

@@ -106,6 +106,11 @@ t.teardown(async () => {
 const write = (id: string, val: ioBroker.StateValue) => iob.storage.states.setStateAsync(`0_userdata.0.${id}`, { val, ack: true, from: 'system.adapter.test.0' });
 const vals = (example: Example) => example.events().map(e => [e.id.replace('0_userdata.0.', ''), e.state.val]);
 
+/** A session's listing without a pattern: emptied, or gone with its last subscription (a poll still waiting keeps it). */
+function noSubscription(answer: { status: number; json: any }): boolean {
+    return answer.status === 404 || (answer.status === 200 && answer.json?.states?.length === 0);
+}
+
 t.test('long-polling client: prints the events of its pattern, stops after --count and unsubscribes', async t => {
     const client = runExample('long-polling-client.js', ['--url', iob.baseUrl, '--pattern', '0_userdata.0.ex_poll*', '--count', '3', '--sid', 'ex-count']);
     await client.until(() => client.stderr().includes('subscribed to 0_userdata.0.ex_poll*'), 'subscription');
@@ -118,7 +123,7 @@ t.test('long-polling client: prints the events of its pattern, stops after --cou
     t.match(client.events()[0], { state: { ack: true, from: 'system.adapter.test.0' } }, 'whole states are printed');
     t.match(client.stderr(), /stopped/, 'says so on stderr');
     const list = await iob.request('/v1/states/subscribe?sid=ex-count&method=polling');
-    t.same(list.json, { states: [] }, 'the subscription is gone');
+    t.ok(noSubscription(list), 'the subscription is gone');
 });
 
 t.test('long-polling client: Ctrl-C ends it cleanly', async t => {
@@ -132,7 +137,7 @@ t.test('long-polling client: Ctrl-C ends it cleanly', async t => {
     client.child.kill('SIGINT');
     t.equal(await client.exited(), 0, 'exit code 0');
     t.ok(Date.now() - started < 10_000, 'without waiting for the 30 s poll timeout');
-    t.same((await iob.request('/v1/states/subscribe?sid=ex-sigint&method=polling')).json, { states: [] }, 'unsubscribed on the way out');
+    t.ok(noSubscription(await iob.request('/v1/states/subscribe?sid=ex-sigint&method=polling')), 'unsubscribed on the way out');
 });
 
 t.test('long-polling client: reports an overflow of its session, then goes on', async t => {

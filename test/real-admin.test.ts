@@ -103,8 +103,15 @@ async function labelsShown(t: Test, lang: string): Promise<void> {
     for (const tab of tabs) {
         const title = words[tab] ?? tab;
         await page.getByRole('tab', { name: title, exact: true }).click();
-        await page.waitForTimeout(300);
-        const text = String(await page.evaluate('document.body.innerText'));
+        const wanted = shown.filter(o => o.tab === tab).map(o => words[o.label] ?? o.label);
+        // some fields render once what they list has loaded (the instance selectors): wait for them, up to a bound
+        let text = '';
+        for (const end = Date.now() + 15_000; Date.now() < end; await page.waitForTimeout(200)) {
+            text = String(await page.evaluate('document.body.innerText'));
+            if (wanted.every(label => text.includes(label))) {
+                break;
+            }
+        }
         for (const option of shown.filter(o => o.tab === tab)) {
             const label = words[option.label];
             t.ok(label, `${lang}: ${option.label} is translated`);

@@ -92,6 +92,11 @@ export class BoundedQueue<T> {
         }
     }
 
+    /** Dropped entries not yet reported by takeDropped. */
+    get unreportedDrops(): number {
+        return this.dropped;
+    }
+
     /** How many entries were dropped since the last call. */
     takeDropped(): number {
         const dropped = this.dropped;

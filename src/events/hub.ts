@@ -177,6 +177,11 @@ export class SubscriptionSet {
         return this.subs.size;
     }
 
+    /** True while a subscribe is under way: the set is about to hold a pattern. */
+    get busy(): boolean {
+        return this.adding > 0;
+    }
+
     async clear(): Promise<void> {
         const all = [...this.subs.values()];
         this.subs.clear();

@@ -226,6 +226,8 @@ export function sharePolling({
                 return false;
             }
             await copy(session, record);
+            // a session another instance emptied holds nothing here either
+            registry.releaseIfIdle(session);
             return true;
         });
         const settled = step.catch(() => false);
@@ -325,7 +327,8 @@ export function sharePolling({
                 return here;
             }
             const record = await readRecord(owner, sid);
-            if (record) {
+            // a record without patterns holds nothing to resume: the session starts anew, as it would alone
+            if (record?.subs.length) {
                 // another instance held it: what it had queued and not handed out did not reach this copy
                 const session = registry.getOrCreate(owner, sid);
                 if (!session.subscriptions.size) {

@@ -33,6 +33,7 @@ class Waiter {
         this.session.timers.clearTimeout(this.timer);
         this.session.lastSeen = Date.now();
         this.done(answer);
+        this.session.answered();
     }
 
     /** Forgets a waiter whose client is gone (its timer). */
@@ -120,6 +121,8 @@ export class PollingSession implements Sink {
     private lost = false;
     /** Events handed out whose answer never reached the client (counted). */
     private undelivered = 0;
+    /** Set by the registry: called when a poll was answered, for a session that may now hold nothing. */
+    onAnswered: (() => void) | undefined;
 
     constructor(
         readonly user: string,
@@ -242,6 +245,23 @@ export class PollingSession implements Sink {
         return !!this.waiters?.length;
     }
 
+    /** Nothing subscribed or being subscribed, nothing queued or lost to report, no poll waiting. */
+    holdsNothing(): boolean {
+        return (
+            !this.subscriptions.size &&
+            !this.subscriptions.busy &&
+            !this.waiters?.length &&
+            !this.queue?.length &&
+            !this.queue?.unreportedDrops &&
+            !this.lost &&
+            !this.undelivered
+        );
+    }
+
+    answered(): void {
+        this.onAnswered?.();
+    }
+
     /** Ends every pending poll, e.g. with `{disconnect:true}` on unload. */
     end(answer: Answer): void {
         for (const waiter of this.waiters?.splice(0) ?? []) {
@@ -304,11 +324,50 @@ export class PollingRegistry {
         if (!session) {
             this.limits.assertRoom(user);
             session = new PollingSession(user, this.sourceFor(user), this.timers, this.stats, sid);
-            this.sessions.set(key, session);
-            this.limits.opened(user);
-            this.startGc();
+            this.register(key, session);
         }
         return session;
+    }
+
+    private register(key: string, session: PollingSession): void {
+        const registered = session;
+        registered.onAnswered = () => this.releaseIfIdle(registered);
+        this.sessions.set(key, registered);
+        this.limits.opened(registered.user);
+        this.startGc();
+    }
+
+    /**
+     * A session that holds nothing stops counting at once, so a load test's next round of fresh
+     * sessions finds room; a later request with its `sid` starts a new one, as in 4.0.2.
+     */
+    releaseIfIdle(session: PollingSession): void {
+        const key = this.key(session.user, session.sid);
+        if (this.sessions.get(key) === session && session.holdsNothing()) {
+            this.sessions.delete(key);
+            this.limits.closed(session.user);
+        }
+    }
+
+    /**
+     * After a subscribe: a session released while its subscription was being added (an unsubscribe
+     * or an answered poll in between) is registered again, or its patterns move to the session that
+     * took its place, so no subscription is left where no poll finds it.
+     */
+    async keep(session: PollingSession): Promise<void> {
+        const key = this.key(session.user, session.sid);
+        const now = this.sessions.get(key);
+        if (now === session || !session.subscriptions.size) {
+            return;
+        }
+        if (!now) {
+            this.register(key, session);
+            return;
+        }
+        for (const { kind, pattern, filter } of session.subscriptions.list()) {
+            await now.subscriptions.add(kind, pattern, filter);
+        }
+        await session.subscriptions.clear();
     }
 
     async remove(user: string, sid: string): Promise<void> {

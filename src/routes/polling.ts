@@ -63,6 +63,8 @@ export const pollingRoute = defineRoute({
     tag: 'events',
     permission: { type: 'state', operation: 'read' },
     waits: true,
+    // a new sid opens a session, and sessions are bounded per user and in total
+    errors: [429],
     responses: {
         200: {
             description:

@@ -66,7 +66,13 @@ const OBJECT_LIST = answers(
  * The fields all subscription routes share: their parameters may come from the query instead of
  * the body, as in 4.0.2; a GET's JSON body is read as sent.
  */
-const SUBSCRIPTION = { scoped: 'ids', body: 'json', optionalBody: true, errors: [404, 409] } satisfies Partial<Route>;
+// 429: long-polling sessions and URL hooks are bounded per user and in total, with auth off too
+const SUBSCRIPTION = {
+    scoped: 'ids',
+    body: 'json',
+    optionalBody: true,
+    errors: [404, 409, 429],
+} satisfies Partial<Route>;
 
 async function subscribeOne(
     sub: SubscriptionRequest,

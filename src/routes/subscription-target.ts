@@ -68,8 +68,17 @@ export interface Target {
 }
 
 function pollingTarget(ctx: RequestContext, session: PollingSession): Target {
-    // with other instances alive they copy the change before the answer goes
-    return { set: session.subscriptions, changed: async () => ctx.events.polling.shared()?.changed(session) };
+    const { polling } = ctx.events;
+    return {
+        set: session.subscriptions,
+        changed: async () => {
+            // with other instances alive they copy the change before the answer goes
+            await polling.shared()?.changed(session);
+            // a subscribe keeps its session registered; an unsubscribe of the last pattern frees its room
+            await polling.keep(session);
+            polling.releaseIfIdle(session);
+        },
+    };
 }
 
 function hookTarget(ctx: RequestContext, hook: Hook): Target {
