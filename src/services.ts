@@ -19,6 +19,7 @@ import { ReceiverStore } from './webhooks/receivers';
 import { PollingRegistry } from './events/polling';
 import { sharePolling } from './events/polling-share';
 import { SSE_DEFAULTS, SseRegistry } from './events/sse';
+import { SseLog } from './events/sse-log';
 import { ChangeFeed } from './storage/change-feed';
 import { CoherentCache } from './storage/cache/coherent-cache';
 import { ListingWalks } from './objects/listing-walks';
@@ -193,6 +194,8 @@ export function createServices({
             streamsTotal: config.limits.sseStreamsTotal,
         },
         events,
+        // a client resumes its stream on any instance of this database, or on this one after a restart
+        { log: new SseLog(storage, namespace), mayRead: access.mayRead, peersAlive: () => peers.alive() },
     );
     const sessionStore = { storage, objectCache };
     const services: AppServices = {

@@ -1,6 +1,7 @@
 import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../access/rules';
 import { narrowObject } from '../access/scope';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../storage/change-feed';
+import type { EventBody } from './hub';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
 export interface EventSource {
@@ -38,6 +39,16 @@ export class EventAccess {
             return this.feed;
         }
         return { listen: (kind, pattern, listener) => this.listenAs(owner, kind, pattern, listener) };
+    };
+
+    /** Whether `owner` may receive this event now (a replayed one: rights may have changed since it happened). */
+    mayRead = (owner: string, event: EventBody): Promise<boolean> => {
+        if (owner === ADMIN_USER) {
+            return Promise.resolve(true);
+        }
+        return 'state' in event
+            ? this.allowed(owner, 'state', event.id, event.state)
+            : this.allowed(owner, 'object', event.id, event.obj);
     };
 
     private async listenAs(

@@ -104,13 +104,17 @@ export class SseChannel implements Sink {
     private seq = 0;
     /** Events up to this sequence number have left the replay buffer. */
     private floor = 0;
-    private readonly replay: BoundedQueue<{ seq: number; frame: string }>;
+    private readonly replay: BoundedQueue<{ seq: number; frame: string; event: EventBody; at: number }>;
+    /** Told after each event (the shared log, src/events/sse-log.ts). */
+    onDelivered: ((channel: SseChannel) => void) | undefined;
 
     constructor(
         readonly user: string,
         feed: EventSource,
         replaySize: number,
         private readonly stats = new EventStats(),
+        /** The user and patterns it serves (src/events/sse.ts channelKey). */
+        readonly key = '',
     ) {
         this.subscriptions = new SubscriptionSet(feed, this);
         // besides the count, bytes: large objects must not make 200 replay buffers large
@@ -138,16 +142,30 @@ export class SseChannel implements Sink {
     deliver(event: EventBody): void {
         const seq = ++this.seq;
         const frame = this.frame(event, seq);
-        this.replay.push({ seq, frame });
+        this.replay.push({ seq, frame, event, at: Date.now() });
         for (const stream of this.streams) {
             stream.send(frame);
         }
         this.stats.delivered.sse += this.streams.size;
+        this.onDelivered?.(this);
+    }
+
+    /** The replay buffer for the shared log: what left it, and the events it holds. */
+    snapshot(): { floor: number; entries: Array<{ seq: number; at: number; event: EventBody }> } {
+        return {
+            floor: this.floor,
+            entries: [...this.replay.values()].map(({ seq, at, event }) => ({ seq, at, event })),
+        };
     }
 
     /** An event as a frame whose id names this channel, `seq` and the value's time. */
     frame(event: EventBody, seq: number): string {
         return `id: ${formatEventId({ origin: this.origin, seq, time: eventTime(event) })}\ndata: ${eventText(event)}\n\n`;
+    }
+
+    /** The buffered events after `seq` with their frames, oldest first. */
+    eventsAfter(seq: number): Array<{ event: EventBody; frame: string }> {
+        return [...this.replay.values()].filter(entry => entry.seq > seq);
     }
 
     /** The buffered frames after `seq`, oldest first. */

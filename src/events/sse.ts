@@ -1,9 +1,12 @@
 import { HttpError } from '../http/http-error';
 import type { SourceFor } from './event-access';
 import type { StreamWriter } from '../http/send';
-import { DISCONNECT_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
+import { DISCONNECT_FRAME, OVERFLOW_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
 import type { EventBody } from './hub';
 import { UserLimits } from './user-limits';
+import { parseEventId } from './event-id';
+import { eventIdentity } from './polling';
+import type { SseLog } from './sse-log';
 import type { Timers } from '../timers';
 import { EventStats } from './event-stats';
 
@@ -18,6 +21,14 @@ export interface SseLimits {
 
 export const SSE_DEFAULTS: SseLimits = { streamsPerUser: 10, streamsTotal: 200, replaySize: 500, graceMs: 60_000 };
 
+/** Resuming anywhere: the channels' logs in the states database, read with the caller's rights of now. */
+export interface SharedReplay {
+    log: SseLog;
+    mayRead(owner: string, event: EventBody): Promise<boolean>;
+    /** The other instances alive now (their channels go on logging). */
+    peersAlive(): string[];
+}
+
 export interface OpenOptions {
     heartbeatMs: number;
     /** From `Last-Event-ID`: replay what came after it. */
@@ -27,6 +38,17 @@ export interface OpenOptions {
      * after `since` (ms), oldest first, as the caller may read them.
      */
     changedSince?: (since: number) => Promise<EventBody[]>;
+}
+
+/** Stands for the overflow frame among replayed events. */
+const OVERFLOW = { overflow: true } as const;
+function isOverflow(event: EventBody | typeof OVERFLOW): event is typeof OVERFLOW {
+    return event === OVERFLOW;
+}
+
+/** The value's own time (ms); 0 for a deletion. */
+function eventTime(event: EventBody): number {
+    return ('state' in event ? event.state?.ts : event.obj?.ts) ?? 0;
 }
 
 function channelKey(user: string, { states, objects }: EventPatterns): string {
@@ -44,6 +66,8 @@ export class SseRegistry {
         private readonly timers: Timers,
         private readonly limits: SseLimits = SSE_DEFAULTS,
         private readonly stats = new EventStats(),
+        /** The replay buffers kept in the database for every instance, and the rights check for what they replay. */
+        private readonly shared?: SharedReplay,
     ) {
         this.streams = new UserLimits(
             { perUser: limits.streamsPerUser, total: limits.streamsTotal },
@@ -75,7 +99,7 @@ export class SseRegistry {
             this.drop(key, channel);
             throw err;
         }
-        const missed = lastEventId === undefined ? [] : await this.missed(channel, lastEventId, changedSince);
+        const missed = lastEventId === undefined ? [] : await this.missed(channel, lastEventId, user, changedSince);
         if (this.channels.get(key) !== channel) {
             // evicted or closed while subscribing: release what the subscription added meanwhile
             this.drop(key, channel);
@@ -103,15 +127,77 @@ export class SseRegistry {
     private async missed(
         channel: SseChannel,
         lastEventId: string,
+        user: string,
         changedSince: OpenOptions['changedSince'],
     ): Promise<string[]> {
         const resume = channel.resume(lastEventId);
-        if (resume.since === undefined || !changedSince) {
+        if (resume.since === undefined) {
             return resume.frames;
         }
         const mark = channel.position;
+        const logged = await this.fromLog(channel, lastEventId, user, changedSince);
+        if (logged) {
+            const seen = new Set(logged.flatMap(event => (isOverflow(event) ? [] : [eventIdentity(event)])));
+            const live = channel.eventsAfter(mark).filter(({ event }) => !seen.has(eventIdentity(event)));
+            const frames = logged.map(event => (isOverflow(event) ? OVERFLOW_FRAME : channel.frame(event, mark)));
+            return [...frames, ...live.map(entry => entry.frame)];
+        }
+        if (!changedSince) {
+            return resume.frames;
+        }
         const changed = await changedSince(resume.since);
         return [...resume.frames, ...changed.map(event => channel.frame(event, mark)), ...channel.framesAfter(mark)];
+    }
+
+    /**
+     * The events after `lastEventId` from the log of the channel that issued it (another instance, or
+     * this one before a restart), as the caller may read them now; an overflow marker first where some
+     * are gone (older than the log keeps, refused by the caller's rights, or changed after that channel
+     * ended). Undefined when there is no log of it for this user and these patterns.
+     */
+    private async fromLog(
+        channel: SseChannel,
+        lastEventId: string,
+        user: string,
+        changedSince: OpenOptions['changedSince'],
+    ): Promise<Array<EventBody | typeof OVERFLOW> | undefined> {
+        const position = parseEventId(lastEventId);
+        if (!this.shared || !position) {
+            return undefined;
+        }
+        const record = await this.shared.log.read(position.origin);
+        // the origin only reached the client it was issued to; the key keeps even that to its own user and patterns
+        if (!record || record.key !== channel.key) {
+            return undefined;
+        }
+        let lost = position.seq < record.floor;
+        const events: EventBody[] = [];
+        for (const entry of record.entries) {
+            if (entry.seq <= position.seq) {
+                continue;
+            }
+            if (await this.shared.mayRead(user, entry.event)) {
+                events.push(entry.event);
+            } else {
+                lost = true;
+            }
+        }
+        if (changedSince) {
+            // changes the log does not hold yet are re-read: those of the last moments, whose write the
+            // other instance has not finished, and, once that channel ended, everything after (its steps are lost)
+            const newest = record.entries.at(-1)?.event;
+            const since = Math.max(position.time, newest ? eventTime(newest) : 0);
+            const known = new Set(events.map(eventIdentity));
+            const gap = (await changedSince(since)).filter(event => !known.has(eventIdentity(event)));
+            // a channel still logs while its instance runs: this one's is gone if it was ours (we restarted)
+            const ended =
+                record.closedAt !== undefined ||
+                record.by === this.shared.log.self ||
+                !this.shared.peersAlive().includes(record.by);
+            lost ||= ended && gap.length > 0;
+            events.push(...gap);
+        }
+        return lost ? [OVERFLOW, ...events] : events;
     }
 
     /** Number of open streams, of one user or of everyone. */
@@ -131,6 +217,8 @@ export class SseRegistry {
             }
         }
         await Promise.all(channels.map(channel => channel.subscriptions.clear()));
+        // a client may resume on another instance, or on this one once it runs again
+        await Promise.all(channels.map(channel => this.shared?.log.ended(channel)));
     }
 
     private assertRoom(user: string): void {
@@ -142,7 +230,11 @@ export class SseRegistry {
 
     private createChannel(key: string, user: string): SseChannel {
         this.makeRoom(user);
-        const channel = new SseChannel(user, this.sourceFor(user), this.limits.replaySize, this.stats);
+        const channel = new SseChannel(user, this.sourceFor(user), this.limits.replaySize, this.stats, key);
+        const log = this.shared?.log;
+        if (log) {
+            channel.onDelivered = delivered => log.changed(delivered);
+        }
         this.channels.set(key, channel);
         this.startGrace(key, channel);
         return channel;
@@ -188,5 +280,6 @@ export class SseRegistry {
         }
         // releasing never rejects (the feed swallows unsubscribe errors); nobody waits for it
         void channel.subscriptions.clear();
+        void this.shared?.log.ended(channel);
     }
 }

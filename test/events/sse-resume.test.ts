@@ -1,7 +1,9 @@
 /*
  * Event-stream ids that name their origin: a Last-Event-ID from another instance on the same
- * database, or from before a restart, is never read as a local sequence number. The stream then
- * starts with `overflow` and re-reads what changed since the id's time, as the caller may see it.
+ * database, or from before a restart, is never read as a local sequence number. The channel that
+ * issued it keeps its recent events in the states database: the resume replays exactly what was
+ * missed, as the caller may read it now; where the log cannot tell (it ended before the changes), the
+ * stream starts with `overflow` and re-reads what changed since.
  * Both instances run in this process on the test's own real storage.
  */
 import t from 'tap';
@@ -70,7 +72,7 @@ t.test('ids name their origin, count up within a stream and carry the value time
     sse.close();
 });
 
-t.test('resumed on another instance: overflow, then the values changed since, then live events', async t => {
+t.test('resumed on another instance: exactly the events it missed, then live events', async t => {
     const id = `${PREFIX}.b`;
     const sse = await events(zero, `pattern=${id}`);
     await write(id, 1);
@@ -79,16 +81,55 @@ t.test('resumed on another instance: overflow, then the values changed since, th
     await write(id, 2);
     await write(id, 3);
     const again = await events(one, `pattern=${id}`, { 'Last-Event-ID': seen.id! });
-    const overflow = await again.nextEvent();
-    t.equal(overflow.event, 'overflow', 'the steps between are gone: said first');
-    const caught = await again.nextEvent();
-    t.match(data(caught), { id, state: { val: 3 } }, 'the current value, re-read');
-    t.match(caught.id, ID_FORMAT);
-    t.not(caught.id!.split('.')[0], seen.id!.split('.')[0], 'in the new instance ids');
+    const second = await again.nextEvent();
+    t.match(data(second), { id, state: { val: 2 } }, 'the first step it missed, from the shared log: no overflow');
+    t.match(data(await again.nextEvent()), { id, state: { val: 3 } }, 'and the next');
+    t.match(second.id, ID_FORMAT);
+    t.not(second.id!.split('.')[0], seen.id!.split('.')[0], 'in the new instance ids');
     await write(id, 4);
     t.match(data(await again.nextEvent()), { id, state: { val: 4 } }, 'then live');
     again.close();
 });
+
+t.test(
+    'five events missed while away, resumed on the other instance and on a restarted one: 5 of 5, no overflow',
+    async t => {
+        const id = `${PREFIX}.e`;
+        const sse = await events(zero, `pattern=${id}`);
+        await write(id, 10);
+        const seen = await sse.nextEvent();
+        sse.close();
+        for (let val = 11; val <= 15; val++) {
+            await write(id, val);
+        }
+        // the channel left behind writes its log as the events come: give the last write a moment
+        await new Promise(r => setTimeout(r, 200));
+        const elsewhere = await events(one, `pattern=${id}`, { 'Last-Event-ID': seen.id! });
+        const other: number[] = [];
+        for (let i = 0; i < 5; i++) {
+            const event = await elsewhere.nextEvent();
+            t.not(event.event, 'overflow', 'no overflow');
+            other.push(data(event).state.val);
+        }
+        t.same(other, [11, 12, 13, 14, 15], 'on the other instance');
+        elsewhere.close();
+
+        await zero.close();
+        zero = await host.app({});
+        urls.set(zero, await zero.serve());
+        const restarted = await events(zero, `pattern=${id}`, { 'Last-Event-ID': seen.id! });
+        const again: number[] = [];
+        for (let i = 0; i < 5; i++) {
+            const event = await restarted.nextEvent();
+            t.not(event.event, 'overflow', 'no overflow');
+            again.push(data(event).state.val);
+        }
+        t.same(again, [11, 12, 13, 14, 15], 'on the same instance after its restart');
+        await write(id, 16);
+        t.match(data(await restarted.nextEvent()), { id, state: { val: 16 } }, 'then live');
+        restarted.close();
+    },
+);
 
 t.test('another instance already streaming the pattern never takes a foreign id for its own', async t => {
     const id = `${PREFIX}.c`;
@@ -107,8 +148,9 @@ t.test('another instance already streaming the pattern never takes a foreign id 
     await until(busy, id, 7);
     t.ok(seq(seen) < 7, `the foreign sequence number ${seq(seen)} is one rest-api.1 has issued too`);
     const again = await events(one, `pattern=${id}`, { 'Last-Event-ID': seen.id! });
-    t.equal((await again.nextEvent()).event, 'overflow');
-    t.match(data(await again.nextEvent()), { id, state: { val: 7 } }, 'nothing skipped: the change after the id arrives');
+    const next = await again.nextEvent();
+    t.not(next.event, 'overflow', 'resumed from the log of the channel that issued the id');
+    t.match(data(next), { id, state: { val: 7 } }, 'nothing skipped: the change after the id arrives');
     busy.close();
     again.close();
 });
@@ -142,21 +184,42 @@ t.test('an id we never issued (an old number, garbage) gets overflow and then on
     }
 });
 
-t.test('object changes are re-read too, of every type', async t => {
-    const pattern = `${PREFIX}obj.*`;
-    const sse = await events(zero, `objects=${encodeURIComponent(pattern)}`);
-    // with `ts`, as js-controller's adapters write objects (the bare DB client leaves it out)
-    await host.storage.objects.setObjectAsync(`${PREFIX}obj.first`, { type: 'channel', common: { name: 'first' }, native: {}, ts: Date.now() } as ioBroker.Object);
-    const seen = await sse.nextEvent();
-    sse.close();
-    await host.storage.objects.setObjectAsync(`${PREFIX}obj.folder`, { type: 'folder', common: { name: 'later' }, native: {}, ts: Date.now() + 1 } as ioBroker.Object);
-    const again = await events(one, `objects=${encodeURIComponent(pattern)}`, { 'Last-Event-ID': seen.id! });
-    t.equal((await again.nextEvent()).event, 'overflow');
-    const caught = [data(await again.nextEvent()), data(await again.nextEvent())];
-    t.same(caught.map(e => e.id), [`${PREFIX}obj.first`, `${PREFIX}obj.folder`], 'oldest first, the last one seen again rather than skipped');
-    t.equal(caught[1].obj.type, 'folder');
-    again.close();
-});
+t.test(
+    'object changes are re-read too, of every type, when the channel that issued the id ended before them',
+    async t => {
+        const pattern = `${PREFIX}obj.*`;
+        const sse = await events(zero, `objects=${encodeURIComponent(pattern)}`);
+        // with `ts`, as js-controller's adapters write objects (the bare DB client leaves it out)
+        await host.storage.objects.setObjectAsync(`${PREFIX}obj.first`, {
+            type: 'channel',
+            common: { name: 'first' },
+            native: {},
+            ts: Date.now(),
+        } as ioBroker.Object);
+        const seen = await sse.nextEvent();
+        sse.close();
+        // its instance restarts: nothing logs what changes until the client is back
+        await zero.close();
+        zero = await host.app({});
+        urls.set(zero, await zero.serve());
+        await host.storage.objects.setObjectAsync(`${PREFIX}obj.folder`, {
+            type: 'folder',
+            common: { name: 'later' },
+            native: {},
+            ts: Date.now() + 1,
+        } as ioBroker.Object);
+        const again = await events(one, `objects=${encodeURIComponent(pattern)}`, { 'Last-Event-ID': seen.id! });
+        t.equal((await again.nextEvent()).event, 'overflow');
+        const caught = [data(await again.nextEvent()), data(await again.nextEvent())];
+        t.same(
+            caught.map(e => e.id),
+            [`${PREFIX}obj.first`, `${PREFIX}obj.folder`],
+            'oldest first, the last one seen again rather than skipped',
+        );
+        t.equal(caught[1].obj.type, 'folder');
+        again.close();
+    },
+);
 
 t.test('a limited user resuming elsewhere is not shown what it may not read', async t => {
     const limitedZero = await host.app({ auth: true });
@@ -172,7 +235,10 @@ t.test('a limited user resuming elsewhere is not shown what it may not read', as
     const secret = `${PREFIX}.secret`;
     const obj = await host.storage.objects.getObjectAsync(secret);
     // owner admin, nobody else may read it
-    await host.storage.objects.setObjectAsync(secret, { ...obj!, acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 } } as ioBroker.Object);
+    await host.storage.objects.setObjectAsync(secret, {
+        ...obj!,
+        acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
+    } as ioBroker.Object);
     const auth = basic('watcher', 'pw');
     const sse = await events(limitedZero, `pattern=${PREFIX}.*`, auth);
     await write(`${PREFIX}.a`, 100);
@@ -184,10 +250,11 @@ t.test('a limited user resuming elsewhere is not shown what it may not read', as
     const again = await events(limitedOne, `pattern=${PREFIX}.*`, auth);
     const resumed = await events(limitedOne, `pattern=${PREFIX}.*`, { ...auth, 'Last-Event-ID': seen.id! });
     t.equal(resumed.status, 200);
-    t.equal((await resumed.nextEvent()).event, 'overflow');
     const ids: string[] = [];
     for (;;) {
-        const body = data(await resumed.nextEvent());
+        const next = await resumed.nextEvent();
+        t.not(next.event, 'overflow', 'what it may not read never reached its channel: nothing was lost');
+        const body = data(next);
         ids.push(body.id);
         if (body.id === `${PREFIX}.a` && body.state.val === 101) {
             break;
@@ -197,3 +264,42 @@ t.test('a limited user resuming elsewhere is not shown what it may not read', as
     again.close();
     resumed.close();
 });
+
+t.test(
+    'a logged event the caller may no longer read is not replayed: an overflow says something is missing',
+    async t => {
+        const watcherZero = await host.app({ auth: true });
+        const watcherOne = await host.app({ auth: true }, 'rest-api.1');
+        t.teardown(async () => {
+            await watcherZero.close();
+            await watcherOne.close();
+        });
+        urls.set(watcherZero, await watcherZero.serve());
+        urls.set(watcherOne, await watcherOne.serve());
+        await createUser(host.storage, 'revoked', { state: { read: true }, object: { read: true } }, 'pw');
+        const auth = basic('revoked', 'pw');
+        const sse = await events(watcherZero, `pattern=${PREFIX}.c`, auth);
+        await write(`${PREFIX}.c`, 300);
+        const seen = await sse.nextEvent();
+        sse.close();
+        await write(`${PREFIX}.c`, 301);
+        await new Promise(r => setTimeout(r, 200));
+        // logged while the user could read it; then the state becomes the administrator's alone
+        const obj = await host.storage.objects.getObjectAsync(`${PREFIX}.c`);
+        await host.storage.objects.setObjectAsync(`${PREFIX}.c`, {
+            ...obj!,
+            acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
+        } as ioBroker.Object);
+        await new Promise(r => setTimeout(r, 200));
+        const resumed = await events(watcherOne, `pattern=${PREFIX}.c`, { ...auth, 'Last-Event-ID': seen.id! });
+        t.equal((await resumed.nextEvent()).event, 'overflow', 'the refused event is reported as missing');
+        await write(`${PREFIX}.a`, 302);
+        const next = await Promise.race([
+            resumed.nextEvent().then(e => e.data ?? ''),
+            new Promise<string>(r => setTimeout(() => r('nothing'), 1000)),
+        ]);
+        t.notOk(next.includes('"val":301'), `the value it may no longer read is not sent (${next})`);
+        resumed.close();
+        await host.storage.objects.setObjectAsync(`${PREFIX}.c`, obj!);
+    },
+);

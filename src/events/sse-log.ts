@@ -1,0 +1,117 @@
+import type { EventBody } from './hub';
+
+/** How long a channel's events stay readable for a resume on any instance, after they happened. */
+export const LOG_WINDOW_MS = 10 * 60_000;
+/** The part of the states database the log lives in: js-controller's sessions (a value with a lifetime). */
+export interface LogStore {
+    setSession(id: string, expireS: number, value: unknown, callback?: (err?: Error | null) => void): void;
+    getSession(id: string, callback: (value: unknown) => void): void;
+}
+
+export interface LogEntry {
+    seq: number;
+    /** When it was delivered (ms): entries older than the window are not kept. */
+    at: number;
+    event: EventBody;
+}
+
+/** What every instance on the database reads of a channel: whose, which patterns, and its recent events. */
+export interface LogRecord {
+    key: string;
+    /** The instance that kept it (`rest-api.0`). */
+    by: string;
+    /** Events up to this sequence number are no longer in `entries`. */
+    floor: number;
+    entries: LogEntry[];
+    /** Set once the channel ended (its grace ran out, or its instance stopped): nothing was logged after. */
+    closedAt?: number;
+}
+
+/** A channel as the log sees it. */
+export interface LoggedChannel {
+    readonly origin: string;
+    readonly key: string;
+    /** The replay buffer: floor and entries, oldest first. */
+    snapshot(): { floor: number; entries: LogEntry[] };
+}
+
+function isRecord(value: unknown): value is LogRecord {
+    const record = value as LogRecord | null;
+    return (
+        !!record &&
+        typeof record.key === 'string' &&
+        typeof record.by === 'string' &&
+        typeof record.floor === 'number' &&
+        Array.isArray(record.entries)
+    );
+}
+
+/**
+ * Each event-stream channel's replay buffer, kept in the states database under its origin (48 random
+ * bits that only the ids its own client got name), so that a client reconnecting to another instance
+ * on the same database, or to this one after a restart, resumes exactly where it was.
+ */
+export class SseLog {
+    /** Per channel: a write under way, and whether another must follow it (events came meanwhile). */
+    private readonly writing = new Map<string, { done: Promise<void>; again: boolean }>();
+
+    constructor(
+        private readonly store: LogStore,
+        /** This instance's namespace. */
+        readonly self: string,
+    ) {}
+
+    /**
+     * A channel delivered an event: its record is written at once, or right after the write under
+     * way (which then carries every event that came meanwhile), so a resume elsewhere finds it soon.
+     */
+    changed(channel: LoggedChannel): void {
+        const under = this.writing.get(channel.origin);
+        if (under) {
+            under.again = true;
+            return;
+        }
+        const state = { done: Promise.resolve(), again: false };
+        this.writing.set(channel.origin, state);
+        state.done = (async () => {
+            do {
+                state.again = false;
+                await this.write(channel);
+            } while (state.again);
+            this.writing.delete(channel.origin);
+        })();
+    }
+
+    /** The channel ended: its record says so, so a resume knows nothing was logged after. */
+    async ended(channel: LoggedChannel): Promise<void> {
+        await this.writing.get(channel.origin)?.done;
+        await this.write(channel, Date.now());
+    }
+
+    read(origin: string): Promise<LogRecord | null> {
+        return new Promise(resolve =>
+            this.store.getSession(sessionKey(origin), value => resolve(isRecord(value) ? value : null)),
+        );
+    }
+
+    private write(channel: LoggedChannel, closedAt?: number): Promise<void> {
+        const { floor, entries } = channel.snapshot();
+        const oldest = Date.now() - LOG_WINDOW_MS;
+        const kept = entries.filter(entry => entry.at >= oldest);
+        const record: LogRecord = {
+            key: channel.key,
+            by: this.self,
+            floor: kept.length < entries.length ? entries[entries.length - kept.length - 1].seq : floor,
+            entries: kept,
+            ...(closedAt === undefined ? {} : { closedAt }),
+        };
+        return new Promise<void>(resolve =>
+            // a failed write costs a later resume its exactness (it re-reads and reports an overflow), nothing else
+            this.store.setSession(sessionKey(channel.origin), LOG_WINDOW_MS / 1000, record, () => resolve()),
+        );
+    }
+}
+
+function sessionKey(origin: string): string {
+    return `rest-api-sse:${origin}`;
+}
