@@ -218,7 +218,10 @@ export class SseRegistry {
         }
         await Promise.all(channels.map(channel => channel.subscriptions.clear()));
         // a client may resume on another instance, or on this one once it runs again
-        await Promise.all(channels.map(channel => this.shared?.log.ended(channel)));
+        const log = this.shared?.log;
+        if (log) {
+            await Promise.all(channels.map(channel => log.ended(channel)));
+        }
     }
 
     private assertRoom(user: string): void {
