@@ -218,10 +218,10 @@ export class SseRegistry {
         }
         await Promise.all(channels.map(channel => channel.subscriptions.clear()));
         // a client may resume on another instance, or on this one once it runs again
+        // not waited for: an unload must not hang on a database that is gone (a missing end mark is
+        // read from the instance's alive state instead)
         const log = this.shared?.log;
-        if (log) {
-            await Promise.all(channels.map(channel => log.ended(channel)));
-        }
+        channels.forEach(channel => void log?.ended(channel));
     }
 
     private assertRoom(user: string): void {
