@@ -321,9 +321,10 @@ export function sharePolling({
     return {
         active: peers.any,
 
-        async find(owner, sid, create) {
+        async find(owner, sid, create, claim = false) {
             const here = registry.get(owner, sid);
             if (here) {
+                here.claims += claim ? 1 : 0;
                 return here;
             }
             const record = await readRecord(owner, sid);
@@ -331,6 +332,8 @@ export function sharePolling({
             if (record?.subs.length) {
                 // another instance held it: what it had queued and not handed out did not reach this copy
                 const session = registry.getOrCreate(owner, sid);
+                // claimed before anything waits: a note copied meanwhile must not release it
+                session.claims += claim ? 1 : 0;
                 if (!session.subscriptions.size) {
                     await copyFrom(record);
                     session.markLost();
@@ -341,6 +344,7 @@ export function sharePolling({
                 return undefined;
             }
             const session = registry.getOrCreate(owner, sid);
+            session.claims += claim ? 1 : 0;
             await announce(session, true);
             return session;
         },

@@ -83,8 +83,11 @@ export interface Handout {
 export interface PollingShare {
     /** True while other instances live: only then do sessions cost database writes. */
     active(): boolean;
-    /** The session of owner and sid: here, or copied from the shared record (then it reports a loss first). */
-    find(owner: string, sid: string, create: boolean): Promise<PollingSession | undefined>;
+    /**
+     * The session of owner and sid: here, or copied from the shared record (then it reports a loss
+     * first). `claim`: for a subscribe, which ends with PollingRegistry.unclaim.
+     */
+    find(owner: string, sid: string, create: boolean, claim?: boolean): Promise<PollingSession | undefined>;
     /** Its subscriptions or timeout changed: resolves once the other instances copied it (or after a bound). */
     changed(session: PollingSession): Promise<void>;
     /** Before a poll takes events: what other instances handed out before is dropped here. */
@@ -123,6 +126,8 @@ export class PollingSession implements Sink {
     private undelivered = 0;
     /** Set by the registry: called when a poll was answered, for a session that may now hold nothing. */
     onAnswered: (() => void) | undefined;
+    /** Subscribe requests under way on it (from finding the session to the end of the request): it is theirs. */
+    claims = 0;
 
     constructor(
         readonly user: string,
@@ -248,6 +253,7 @@ export class PollingSession implements Sink {
     /** Nothing subscribed or being subscribed, nothing queued or lost to report, no poll waiting. */
     holdsNothing(): boolean {
         return (
+            !this.claims &&
             !this.subscriptions.size &&
             !this.subscriptions.busy &&
             !this.waiters?.length &&
@@ -331,7 +337,13 @@ export class PollingRegistry {
 
     private register(key: string, session: PollingSession): void {
         const registered = session;
-        registered.onAnswered = () => this.releaseIfIdle(registered);
+        registered.onAnswered = () => {
+            // with other instances the answer's delivery is still to be confirmed (a loss is reported on
+            // this session): such sessions go with their last pattern or with the collector
+            if (!this.shared()) {
+                this.releaseIfIdle(registered);
+            }
+        };
         this.sessions.set(key, registered);
         this.limits.opened(registered.user);
         this.startGc();
@@ -341,33 +353,18 @@ export class PollingRegistry {
      * A session that holds nothing stops counting at once, so a load test's next round of fresh
      * sessions finds room; a later request with its `sid` starts a new one, as in 4.0.2.
      */
+    /** A subscribe request is done with the session: it may hold nothing now. */
+    unclaim(session: PollingSession): void {
+        session.claims = Math.max(0, session.claims - 1);
+        this.releaseIfIdle(session);
+    }
+
     releaseIfIdle(session: PollingSession): void {
         const key = this.key(session.user, session.sid);
         if (this.sessions.get(key) === session && session.holdsNothing()) {
             this.sessions.delete(key);
             this.limits.closed(session.user);
         }
-    }
-
-    /**
-     * After a subscribe: a session released while its subscription was being added (an unsubscribe
-     * or an answered poll in between) is registered again, or its patterns move to the session that
-     * took its place, so no subscription is left where no poll finds it.
-     */
-    async keep(session: PollingSession): Promise<void> {
-        const key = this.key(session.user, session.sid);
-        const now = this.sessions.get(key);
-        if (now === session || !session.subscriptions.size) {
-            return;
-        }
-        if (!now) {
-            this.register(key, session);
-            return;
-        }
-        for (const { kind, pattern, filter } of session.subscriptions.list()) {
-            await now.subscriptions.add(kind, pattern, filter);
-        }
-        await session.subscriptions.clear();
     }
 
     async remove(user: string, sid: string): Promise<void> {
@@ -395,6 +392,7 @@ export class PollingRegistry {
             // the awaits below let requests run: a session removed or replaced meanwhile is not ours to drop
             if (
                 this.sessions.get(key) === session &&
+                !session.claims &&
                 !session.hasWaiters() &&
                 now - session.lastSeen > session.timeout * 1.5
             ) {

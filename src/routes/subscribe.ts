@@ -96,16 +96,20 @@ async function subscribeOne(
     }
     const state = kind === 'state' ? await ctx.data.readState(id) : null;
     const target = (await subscriptionTarget(sub, ctx, true))!;
-    const subscription = await target.set.add(
-        kind,
-        id,
-        kind === 'state' ? filterOf(sub.params) : {},
-        kind === 'state' ? 'stateId' : 'objectId',
-    );
-    if (state) {
-        subscription.remember(id, state.val);
+    try {
+        const subscription = await target.set.add(
+            kind,
+            id,
+            kind === 'state' ? filterOf(sub.params) : {},
+            kind === 'state' ? 'stateId' : 'objectId',
+        );
+        if (state) {
+            subscription.remember(id, state.val);
+        }
+        await target.changed();
+    } finally {
+        target.done();
     }
-    await target.changed();
     return kind === 'state' ? (state ?? null) : obj;
 }
 
@@ -124,8 +128,12 @@ async function subscribePattern(
     // before the target: a hook is checked by calling its URL, which a refused pattern must not cause
     const safe = safePattern('pattern', pattern);
     const target = (await subscriptionTarget(sub, ctx, true, { pattern: PATTERN_EXAMPLE }))!;
-    await target.set.add(kind, safe, kind === 'state' ? filterOf(sub.params) : {});
-    await target.changed();
+    try {
+        await target.set.add(kind, safe, kind === 'state' ? filterOf(sub.params) : {});
+        await target.changed();
+    } finally {
+        target.done();
+    }
     return { result: 'OK' };
 }
 

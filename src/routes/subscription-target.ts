@@ -65,24 +65,30 @@ export interface Target {
     set: SubscriptionSet;
     /** Call after changing the set (persists hooks, drops empty ones). */
     changed(): Promise<void>;
+    /** Call when the request is done with a target it asked to create (in a finally). */
+    done(): void;
 }
 
-function pollingTarget(ctx: RequestContext, session: PollingSession): Target {
+function pollingTarget(ctx: RequestContext, session: PollingSession, claimed: boolean): Target {
     const { polling } = ctx.events;
     return {
         set: session.subscriptions,
         changed: async () => {
             // with other instances alive they copy the change before the answer goes
             await polling.shared()?.changed(session);
-            // a subscribe keeps its session registered; an unsubscribe of the last pattern frees its room
-            await polling.keep(session);
+            // an unsubscribe of the last pattern frees its room (a subscribe's claim keeps it until done)
             polling.releaseIfIdle(session);
+        },
+        done: () => {
+            if (claimed) {
+                polling.unclaim(session);
+            }
         },
     };
 }
 
 function hookTarget(ctx: RequestContext, hook: Hook): Target {
-    return { set: hook.subscriptions, changed: () => ctx.events.hooks.changed(hook) };
+    return { set: hook.subscriptions, changed: () => ctx.events.hooks.changed(hook), done: () => undefined };
 }
 
 function isPolling(params: SubscriptionParams): boolean {
@@ -107,11 +113,15 @@ export async function subscriptionTarget(
         const share = polling.shared();
         let session: PollingSession | undefined;
         if (share) {
-            session = await share.find(ctx.owner, sid, create);
+            session = await share.find(ctx.owner, sid, create, create);
         } else {
             session = create ? polling.getOrCreate(ctx.owner, sid) : polling.get(ctx.owner, sid);
+            // a subscribe holds on to its session until it is done: nothing releases it in between
+            if (session && create) {
+                session.claims++;
+            }
         }
-        return session ? pollingTarget(ctx, session) : null;
+        return session ? pollingTarget(ctx, session, create) : null;
     }
     const { url } = params;
     if (typeof url !== 'string' || !url) {
