@@ -195,7 +195,7 @@ export function createServices({
         },
         events,
         // a client resumes its stream on any instance of this database, or on this one after a restart
-        { log: new SseLog(storage, namespace), mayRead: access.mayRead, peersAlive: () => peers.alive() },
+        { log: new SseLog(storage, namespace, adapter), mayRead: access.mayRead, peersAlive: () => peers.alive() },
     );
     const sessionStore = { storage, objectCache };
     const services: AppServices = {

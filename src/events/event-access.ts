@@ -1,7 +1,6 @@
 import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../access/rules';
 import { narrowObject } from '../access/scope';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../storage/change-feed';
-import type { EventBody } from './hub';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
 export interface EventSource {
@@ -13,6 +12,9 @@ export type SourceFor = (owner: string) => EventSource;
 
 /** The rights of an owner now; null when it has none any more (a revoked or expired token). */
 export type AclOf = (owner: string) => Promise<Acl | null>;
+
+/** An event as streams deliver it (src/events/hub.ts EventBody; spelled out: hub imports this file). */
+type LoggedEvent = { id: string; state: ioBroker.State | null } | { id: string; obj: ioBroker.Object | null };
 
 /** Object ACLs kept for event checks; the oldest go first. */
 const MAX_CACHED_ACLS = 10_000;
@@ -42,13 +44,18 @@ export class EventAccess {
     };
 
     /** Whether `owner` may receive this event now (a replayed one: rights may have changed since it happened). */
-    mayRead = (owner: string, event: EventBody): Promise<boolean> => {
+    mayRead = (owner: string, event: LoggedEvent): Promise<boolean> => {
         if (owner === ADMIN_USER) {
             return Promise.resolve(true);
         }
-        return 'state' in event
-            ? this.allowed(owner, 'state', event.id, event.state)
-            : this.allowed(owner, 'object', event.id, event.obj);
+        if ('state' in event) {
+            return this.allowed(owner, 'state', event.id, event.state);
+        }
+        // the object as logged, and as it is now: a tightened ACL applies to what happened before it
+        return this.allowed(owner, 'object', event.id, event.obj).then(
+            async logged =>
+                logged && this.allowed(owner, 'object', event.id, (await this.loadObject(event.id)) ?? event.obj),
+        );
     };
 
     private async listenAs(

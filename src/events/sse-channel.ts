@@ -160,7 +160,12 @@ export class SseChannel implements Sink {
 
     /** An event as a frame whose id names this channel, `seq` and the value's time. */
     frame(event: EventBody, seq: number): string {
-        return `id: ${formatEventId({ origin: this.origin, seq, time: eventTime(event) })}\ndata: ${eventText(event)}\n\n`;
+        return this.frameWithId(event, formatEventId({ origin: this.origin, seq, time: eventTime(event) }));
+    }
+
+    /** An event as a frame with the id it had where it was first issued (a replay from another channel's log). */
+    frameWithId(event: EventBody, id: string): string {
+        return `id: ${id}\ndata: ${eventText(event)}\n\n`;
     }
 
     /** The buffered events after `seq` with their frames, oldest first. */

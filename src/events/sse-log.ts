@@ -1,7 +1,12 @@
 import type { EventBody } from './hub';
+import { deadline, type Timers } from '../timers';
 
 /** How long a channel's events stay readable for a resume on any instance, after they happened. */
 export const LOG_WINDOW_MS = 10 * 60_000;
+/** A channel's record holds its newest events up to this size (the replay buffer in memory holds more). */
+export const LOG_MAX_BYTES = 64 * 1024;
+/** At most one write per channel in this time: a busy channel costs the database a bounded rate. */
+const MIN_WRITE_INTERVAL_MS = 500;
 /** The part of the states database the log lives in: js-controller's sessions (a value with a lifetime). */
 export interface LogStore {
     setSession(id: string, expireS: number, value: unknown, callback?: (err?: Error | null) => void): void;
@@ -35,6 +40,19 @@ export interface LoggedChannel {
     snapshot(): { floor: number; entries: LogEntry[] };
 }
 
+function isEntry(value: unknown): value is LogEntry {
+    const entry = value as LogEntry | null;
+    const event = entry?.event as Record<string, unknown> | undefined;
+    return (
+        typeof entry?.seq === 'number' &&
+        typeof entry.at === 'number' &&
+        !!event &&
+        typeof event.id === 'string' &&
+        ('state' in event || 'obj' in event)
+    );
+}
+
+/** A record as this adapter writes it; anything else in the store is ignored. */
 function isRecord(value: unknown): value is LogRecord {
     const record = value as LogRecord | null;
     return (
@@ -42,7 +60,8 @@ function isRecord(value: unknown): value is LogRecord {
         typeof record.key === 'string' &&
         typeof record.by === 'string' &&
         typeof record.floor === 'number' &&
-        Array.isArray(record.entries)
+        Array.isArray(record.entries) &&
+        record.entries.every(isEntry)
     );
 }
 
@@ -59,6 +78,7 @@ export class SseLog {
         private readonly store: LogStore,
         /** This instance's namespace. */
         readonly self: string,
+        private readonly timers: Timers,
     ) {}
 
     /**
@@ -77,6 +97,8 @@ export class SseLog {
             do {
                 state.again = false;
                 await this.write(channel);
+                // events that come meanwhile wait for one write after the interval
+                await new Promise<void>(resolve => deadline(this.timers, MIN_WRITE_INTERVAL_MS, resolve));
             } while (state.again);
             this.writing.delete(channel.origin);
         })();
@@ -85,7 +107,10 @@ export class SseLog {
     /** The channel ended: its record says so, so a resume knows nothing was logged after. */
     async ended(channel: LoggedChannel): Promise<void> {
         await this.writing.get(channel.origin)?.done;
-        await this.write(channel, Date.now());
+        // a channel that logged nothing leaves no record behind
+        if (channel.snapshot().entries.length) {
+            await this.write(channel, Date.now());
+        }
     }
 
     read(origin: string): Promise<LogRecord | null> {
@@ -96,8 +121,20 @@ export class SseLog {
 
     private write(channel: LoggedChannel, closedAt?: number): Promise<void> {
         const { floor, entries } = channel.snapshot();
-        const oldest = Date.now() - LOG_WINDOW_MS;
-        const kept = entries.filter(entry => entry.at >= oldest);
+        const now = Date.now();
+        const kept: LogEntry[] = [];
+        let bytes = 0;
+        // the newest first, within the window and the size; at least the newest one
+        for (let i = entries.length - 1; i >= 0 && entries[i].at >= now - LOG_WINDOW_MS; i--) {
+            bytes += JSON.stringify(entries[i].event).length;
+            if (kept.length && bytes > LOG_MAX_BYTES) {
+                break;
+            }
+            kept.unshift(entries[i]);
+        }
+        // gone once its newest event is older than the window
+        const newest = kept.at(-1)?.at ?? now;
+        const expireS = Math.max(1, Math.ceil((newest + LOG_WINDOW_MS - now) / 1000));
         const record: LogRecord = {
             key: channel.key,
             by: this.self,
@@ -107,7 +144,7 @@ export class SseLog {
         };
         return new Promise<void>(resolve =>
             // a failed write costs a later resume its exactness (it re-reads and reports an overflow), nothing else
-            this.store.setSession(sessionKey(channel.origin), LOG_WINDOW_MS / 1000, record, () => resolve()),
+            this.store.setSession(sessionKey(channel.origin), expireS, record, () => resolve()),
         );
     }
 }

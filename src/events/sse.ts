@@ -4,10 +4,11 @@ import type { StreamWriter } from '../http/send';
 import { DISCONNECT_FRAME, OVERFLOW_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
 import type { EventBody } from './hub';
 import { UserLimits } from './user-limits';
-import { parseEventId } from './event-id';
+import { formatEventId, parseEventId } from './event-id';
+import { MAX_CHANGED } from '../objects/changed-since';
+import { deadline, type Timers } from '../timers';
 import { eventIdentity } from './polling';
 import type { SseLog } from './sse-log';
-import type { Timers } from '../timers';
 import { EventStats } from './event-stats';
 
 export interface SseLimits {
@@ -40,16 +41,13 @@ export interface OpenOptions {
     changedSince?: (since: number) => Promise<EventBody[]>;
 }
 
-/** Stands for the overflow frame among replayed events. */
-const OVERFLOW = { overflow: true } as const;
-function isOverflow(event: EventBody | typeof OVERFLOW): event is typeof OVERFLOW {
-    return event === OVERFLOW;
-}
-
 /** The value's own time (ms); 0 for a deletion. */
 function eventTime(event: EventBody): number {
     return ('state' in event ? event.state?.ts : event.obj?.ts) ?? 0;
 }
+
+/** How long a resume waits for the log of a live channel elsewhere to catch up (it writes every half second). */
+const LOG_SETTLE_MS = 600;
 
 function channelKey(user: string, { states, objects }: EventPatterns): string {
     return [user, states.join(','), objects.join(',')].join('\u0000');
@@ -135,12 +133,10 @@ export class SseRegistry {
             return resume.frames;
         }
         const mark = channel.position;
-        const logged = await this.fromLog(channel, lastEventId, user, changedSince);
+        const logged = await this.fromLog(channel, lastEventId, user, changedSince, mark);
         if (logged) {
-            const seen = new Set(logged.flatMap(event => (isOverflow(event) ? [] : [eventIdentity(event)])));
-            const live = channel.eventsAfter(mark).filter(({ event }) => !seen.has(eventIdentity(event)));
-            const frames = logged.map(event => (isOverflow(event) ? OVERFLOW_FRAME : channel.frame(event, mark)));
-            return [...frames, ...live.map(entry => entry.frame)];
+            const live = channel.eventsAfter(mark).filter(({ event }) => !logged.seen.has(eventIdentity(event)));
+            return [...logged.frames, ...live.map(entry => entry.frame)];
         }
         if (!changedSince) {
             return resume.frames;
@@ -151,53 +147,68 @@ export class SseRegistry {
 
     /**
      * The events after `lastEventId` from the log of the channel that issued it (another instance, or
-     * this one before a restart), as the caller may read them now; an overflow marker first where some
-     * are gone (older than the log keeps, refused by the caller's rights, or changed after that channel
-     * ended). Undefined when there is no log of it for this user and these patterns.
+     * this one before a restart), as the caller may read them now, with their own ids (a replay cut
+     * short resumes from the same log); an overflow first where some are gone (older than the log keeps,
+     * refused by the caller's rights, or changed after that channel ended). Undefined when there is no
+     * log of it for this user and these patterns.
      */
     private async fromLog(
         channel: SseChannel,
         lastEventId: string,
         user: string,
         changedSince: OpenOptions['changedSince'],
-    ): Promise<Array<EventBody | typeof OVERFLOW> | undefined> {
+        mark: number,
+    ): Promise<{ frames: string[]; seen: Set<string> } | undefined> {
+        const shared = this.shared;
         const position = parseEventId(lastEventId);
-        if (!this.shared || !position) {
+        if (!shared || !position) {
             return undefined;
         }
-        const record = await this.shared.log.read(position.origin);
-        // the origin only reached the client it was issued to; the key keeps even that to its own user and patterns
-        if (!record || record.key !== channel.key) {
-            return undefined;
-        }
-        let lost = position.seq < record.floor;
-        const events: EventBody[] = [];
-        for (const entry of record.entries) {
-            if (entry.seq <= position.seq) {
-                continue;
+        for (let attempt = 1; ; attempt++) {
+            const record = await shared.log.read(position.origin);
+            // the origin only reached the client it was issued to; the key keeps even that to its own user and patterns
+            if (!record || record.key !== channel.key) {
+                return undefined;
             }
-            if (await this.shared.mayRead(user, entry.event)) {
-                events.push(entry.event);
-            } else {
-                lost = true;
+            let lost = position.seq < record.floor;
+            const frames: string[] = [];
+            const seen = new Set<string>();
+            for (const entry of record.entries) {
+                if (entry.seq <= position.seq) {
+                    continue;
+                }
+                if (await shared.mayRead(user, entry.event)) {
+                    const id = formatEventId({ origin: position.origin, seq: entry.seq, time: eventTime(entry.event) });
+                    frames.push(channel.frameWithId(entry.event, id));
+                    seen.add(eventIdentity(entry.event));
+                } else {
+                    lost = true;
+                }
             }
-        }
-        if (changedSince) {
-            // changes the log does not hold yet are re-read: those of the last moments, whose write the
-            // other instance has not finished, and, once that channel ended, everything after (its steps are lost)
-            const newest = record.entries.at(-1)?.event;
-            const since = Math.max(position.time, newest ? eventTime(newest) : 0);
-            const known = new Set(events.map(eventIdentity));
-            const gap = (await changedSince(since)).filter(event => !known.has(eventIdentity(event)));
-            // a channel still logs while its instance runs: this one's is gone if it was ours (we restarted)
+            // a channel still logs while its instance runs; one of ours is gone (this instance restarted)
             const ended =
                 record.closedAt !== undefined ||
-                record.by === this.shared.log.self ||
-                !this.shared.peersAlive().includes(record.by);
-            lost ||= ended && gap.length > 0;
-            events.push(...gap);
+                record.by === shared.log.self ||
+                !shared.peersAlive().includes(record.by);
+            if (changedSince) {
+                // what the log does not hold is re-read: its last moments (not written yet) and, once the
+                // channel ended, everything after (then the steps between are gone)
+                const newest = record.entries.at(-1)?.event;
+                const found = await changedSince(Math.max(position.time, newest ? eventTime(newest) : 0));
+                const gap = found.filter(event => !seen.has(eventIdentity(event)));
+                if (gap.length && !ended && attempt === 1) {
+                    // the other instance writes its log at most every half second: read it once more
+                    await new Promise<void>(resolve => deadline(this.timers, LOG_SETTLE_MS, resolve));
+                    continue;
+                }
+                lost ||= (ended && gap.length > 0) || found.length >= MAX_CHANGED;
+                for (const event of gap) {
+                    frames.push(channel.frame(event, mark));
+                    seen.add(eventIdentity(event));
+                }
+            }
+            return { frames: lost ? [OVERFLOW_FRAME, ...frames] : frames, seen };
         }
-        return lost ? [OVERFLOW, ...events] : events;
     }
 
     /** Number of open streams, of one user or of everyone. */
@@ -221,7 +232,10 @@ export class SseRegistry {
         // not waited for: an unload must not hang on a database that is gone (a missing end mark is
         // read from the instance's alive state instead)
         const log = this.shared?.log;
-        channels.forEach(channel => void log?.ended(channel));
+        channels.forEach(channel => {
+            channel.onDelivered = undefined;
+            void log?.ended(channel);
+        });
     }
 
     private assertRoom(user: string): void {
@@ -283,6 +297,8 @@ export class SseRegistry {
         }
         // releasing never rejects (the feed swallows unsubscribe errors); nobody waits for it
         void channel.subscriptions.clear();
+        // an event still on its way must not write the record again after its end mark
+        channel.onDelivered = undefined;
         void this.shared?.log.ended(channel);
     }
 }

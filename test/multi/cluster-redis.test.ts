@@ -9,7 +9,16 @@ import { createState, createUser } from '../support/iobroker';
 import { startCluster, type Cluster } from '../support/cluster';
 import { hasRedis } from '../support/redis';
 import { basic } from '../support/raw-request';
-import { documentedConfig, HAPROXY, NGINX, runHaproxy, runNginx, skipWithout, substitute, type RunningProxy } from '../support/doc-proxy';
+import {
+    documentedConfig,
+    HAPROXY,
+    NGINX,
+    runHaproxy,
+    runNginx,
+    skipWithout,
+    substitute,
+    type RunningProxy,
+} from '../support/doc-proxy';
 import { freePort } from '../support/ports';
 import { openSse, type SseEvent } from '../support/sse-client';
 import { sleep, until } from '../support/until';
@@ -18,7 +27,11 @@ const ADMIN = basic('admin', 'iobroker');
 const ID = '0_userdata.0.cluster.value';
 
 if (!hasRedis() && !process.env.CI) {
-    t.test('two instances on Redis', { skip: 'redis-server is not installed (apt-get install redis-server); CI installs it' }, async () => undefined);
+    t.test(
+        'two instances on Redis',
+        { skip: 'redis-server is not installed (apt-get install redis-server); CI installs it' },
+        async () => undefined,
+    );
 } else {
     let cluster: Cluster;
     t.before(async () => {
@@ -27,17 +40,26 @@ if (!hasRedis() && !process.env.CI) {
         await createUser(cluster.storage, 'guessed', { state: { read: true } }, 'right');
         // both alive states are set: each instance knows the other lives
         const alive = async () => {
-            const states = await Promise.all([0, 1].map(n => cluster.storage.states.getStateAsync(`system.adapter.rest-api.${n}.alive`)));
+            const states = await Promise.all(
+                [0, 1].map(n => cluster.storage.states.getStateAsync(`system.adapter.rest-api.${n}.alive`)),
+            );
             return states.every((s: ioBroker.State | null) => s?.val === true);
         };
         await until(alive, 20_000);
     });
     t.teardown(() => cluster?.stop());
 
-    const call = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) => {
+    const call = async (
+        path: string,
+        init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+    ) => {
         const res = await fetch(`${cluster.baseUrl}${path}`, {
             method: init.method ?? 'GET',
-            headers: { ...ADMIN, ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }), ...init.headers },
+            headers: {
+                ...ADMIN,
+                ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+                ...init.headers,
+            },
             body: init.body === undefined ? undefined : JSON.stringify(init.body),
         });
         const text = await res.text();
@@ -65,7 +87,7 @@ if (!hasRedis() && !process.env.CI) {
         t.same(stale, [], 'no read went back behind an answered write');
     });
 
-    t.test('an event stream resumed on the other instance gets overflow and the change, never a silent gap', async t => {
+    t.test('an event stream resumed on the other instance gets the change it missed, never a silent gap', async t => {
         const [a, b] = cluster.nodes.map(n => `http://127.0.0.1:${n.port}`);
         const data = (e: SseEvent) => JSON.parse(e.data ?? 'null');
         // b already streams the pattern, with a sequence of its own past a's
@@ -84,8 +106,9 @@ if (!hasRedis() && !process.env.CI) {
         first.close();
         await call(`/v1/state/${ID}`, { method: 'PATCH', body: { val: 2007 } });
         const resumed = await openSse(`${b}/v1/events?pattern=${ID}`, { ...ADMIN, 'Last-Event-ID': seen.id! });
-        t.equal((await resumed.nextEvent()).event, 'overflow');
-        t.match(data(await resumed.nextEvent()), { state: { val: 2007 } });
+        const next = await resumed.nextEvent();
+        t.not(next.event, 'overflow', "replayed from a's log: nothing lost");
+        t.match(data(next), { state: { val: 2007 } }, 'the change it missed, never a silent gap');
         resumed.close();
         busy.close();
     });
@@ -97,8 +120,16 @@ if (!hasRedis() && !process.env.CI) {
             const base = `http://127.0.0.1:${node.port}`;
             const state = await fetch(`${base}/v1/state/${ID}`, { headers: basic('reader', 'pw') });
             t.equal(state.status, 200, `${node.namespace} reads the state as reader: ${await state.text()}`);
-            const write = await fetch(`${base}/v1/state/${ID}`, { method: 'PATCH', headers: { ...basic('reader', 'pw'), 'Content-Type': 'application/json' }, body: '{"val":1}' });
-            t.equal(write.status, 403, `${node.namespace} refuses the write: the group has no state write (${await write.text()})`);
+            const write = await fetch(`${base}/v1/state/${ID}`, {
+                method: 'PATCH',
+                headers: { ...basic('reader', 'pw'), 'Content-Type': 'application/json' },
+                body: '{"val":1}',
+            });
+            t.equal(
+                write.status,
+                403,
+                `${node.namespace} refuses the write: the group has no state write (${await write.text()})`,
+            );
         }
     });
 
@@ -115,7 +146,9 @@ if (!hasRedis() && !process.env.CI) {
         await b.kill();
         await b.start();
         for (const node of cluster.nodes) {
-            const res = await fetch(`http://127.0.0.1:${node.port}/v1/state/${ID}`, { headers: { Authorization: `Bearer ${token}` } });
+            const res = await fetch(`http://127.0.0.1:${node.port}/v1/state/${ID}`, {
+                headers: { Authorization: `Bearer ${token}` },
+            });
             await res.arrayBuffer();
             t.equal(res.status, 200, `${node.namespace} still accepts the token`);
         }
@@ -129,7 +162,9 @@ if (!hasRedis() && !process.env.CI) {
         // each instance saw two or three itself; the others' reach it through Redis within milliseconds
         await sleep(300);
         for (const node of cluster.nodes) {
-            const res = await fetch(`http://127.0.0.1:${node.port}/v1/state/${ID}`, { headers: basic('guessed', 'right') });
+            const res = await fetch(`http://127.0.0.1:${node.port}/v1/state/${ID}`, {
+                headers: basic('guessed', 'right'),
+            });
             await res.arrayBuffer();
             t.equal(res.status, 429, `${node.namespace} holds the lock, even for the right password`);
         }
@@ -166,50 +201,73 @@ if (!hasRedis() && !process.env.CI) {
     };
 
     const documented = [
-        { name: 'nginx', binary: NGINX, lang: 'nginx', pkg: 'nginx-light', publicLine: (port: number): [string, string] => ['listen 80;', `listen 127.0.0.1:${port};`], run: runNginx },
-        { name: 'HAProxy', binary: HAPROXY, lang: 'haproxy', pkg: 'haproxy', publicLine: (port: number): [string, string] => ['bind :80 ', `bind 127.0.0.1:${port} `], run: runHaproxy },
+        {
+            name: 'nginx',
+            binary: NGINX,
+            lang: 'nginx',
+            pkg: 'nginx-light',
+            publicLine: (port: number): [string, string] => ['listen 80;', `listen 127.0.0.1:${port};`],
+            run: runNginx,
+        },
+        {
+            name: 'HAProxy',
+            binary: HAPROXY,
+            lang: 'haproxy',
+            pkg: 'haproxy',
+            publicLine: (port: number): [string, string] => ['bind :80 ', `bind 127.0.0.1:${port} `],
+            run: runHaproxy,
+        },
     ];
 
     // one kill for all three: the test's own proxy and the nginx and HAProxy set-ups of
     // docs/en/several-instances.md, run as written
-    t.test('one instance killed in the middle of reads at concurrency 10, through each proxy at once: every read succeeds', async t => {
-        const proxies: Array<{ name: string; base: string; count: number; proxy?: RunningProxy }> = [{ name: 'the round-robin test proxy', base: cluster.baseUrl, count: 1000 }];
-        try {
-            for (const doc of documented) {
-                if (!doc.binary) {
-                    if (skipWithout(doc.binary, doc.pkg) === false) {
-                        t.fail(`${doc.lang} is not installed`);
-                    } else {
-                        t.comment(`the ${doc.name} set-up is not tried: no ${doc.lang} binary`);
+    t.test(
+        'one instance killed in the middle of reads at concurrency 10, through each proxy at once: every read succeeds',
+        async t => {
+            const proxies: Array<{ name: string; base: string; count: number; proxy?: RunningProxy }> = [
+                { name: 'the round-robin test proxy', base: cluster.baseUrl, count: 1000 },
+            ];
+            try {
+                for (const doc of documented) {
+                    if (!doc.binary) {
+                        if (skipWithout(doc.binary, doc.pkg) === false) {
+                            t.fail(`${doc.lang} is not installed`);
+                        } else {
+                            t.comment(`the ${doc.name} set-up is not tried: no ${doc.lang} binary`);
+                        }
+                        continue;
                     }
-                    continue;
+                    const port = await freePort();
+                    const base = `http://127.0.0.1:${port}`;
+                    const proxy = await doc.run(filledIn(doc.lang, doc.publicLine(port)), `${base}/name`);
+                    proxies.push({ name: `the documented ${doc.name} set-up`, base, count: 400, proxy });
+                    const seen = new Set<string>();
+                    for (let i = 0; i < 4; i++) {
+                        const res = await fetch(`${base}/v1/command/getCurrentInstance`, { headers: ADMIN });
+                        seen.add(String(((await res.json()) as { result: string }).result));
+                    }
+                    t.same(
+                        [...seen].sort(),
+                        ['rest-api.0', 'rest-api.1'],
+                        `${doc.name}: requests reach both instances`,
+                    );
                 }
-                const port = await freePort();
-                const base = `http://127.0.0.1:${port}`;
-                const proxy = await doc.run(filledIn(doc.lang, doc.publicLine(port)), `${base}/name`);
-                proxies.push({ name: `the documented ${doc.name} set-up`, base, count: 400, proxy });
-                const seen = new Set<string>();
-                for (let i = 0; i < 4; i++) {
-                    const res = await fetch(`${base}/v1/command/getCurrentInstance`, { headers: ADMIN });
-                    seen.add(String(((await res.json()) as { result: string }).result));
+                let killed: Promise<void> | undefined;
+                const kill = (): void => void (killed ??= cluster.nodes[1].kill());
+                const results = await Promise.all(proxies.map(p => reads(p.base, p.count, kill)));
+                for (const [i, statuses] of results.entries()) {
+                    t.equal(statuses.length, proxies[i].count);
+                    t.same(
+                        statuses.filter(s => s !== 200),
+                        [],
+                        `${proxies[i].name}: retried what the dead instance did not answer`,
+                    );
                 }
-                t.same([...seen].sort(), ['rest-api.0', 'rest-api.1'], `${doc.name}: requests reach both instances`);
+                await killed;
+                await cluster.nodes[1].start();
+            } finally {
+                await Promise.all(proxies.map(p => p.proxy?.stop()));
             }
-            let killed: Promise<void> | undefined;
-            const kill = (): void => void (killed ??= cluster.nodes[1].kill());
-            const results = await Promise.all(proxies.map(p => reads(p.base, p.count, kill)));
-            for (const [i, statuses] of results.entries()) {
-                t.equal(statuses.length, proxies[i].count);
-                t.same(
-                    statuses.filter(s => s !== 200),
-                    [],
-                    `${proxies[i].name}: retried what the dead instance did not answer`,
-                );
-            }
-            await killed;
-            await cluster.nodes[1].start();
-        } finally {
-            await Promise.all(proxies.map(p => p.proxy?.stop()));
-        }
-    });
+        },
+    );
 }

@@ -47,8 +47,8 @@ if (!hasRedis() && !process.env.CI) {
         for (let val = first + 1; val <= first + 5; val++) {
             await write(val);
         }
-        // the abandoned channel logs each event as it comes; its last write lands within moments
-        await sleep(300);
+        // the abandoned channel logs its events at most every half second: the last write lands within it
+        await sleep(800);
         return seen.id!;
     }
 
