@@ -58,13 +58,24 @@ function targetOf(url: string): Target {
     return { base, host: parsed.hostname, port: Number(parsed.port || 80), headers };
 }
 
-function call(
-    agent: Agent,
-    target: Target,
-    method: string,
-    path: string,
-    body?: unknown,
-): Promise<{ status: number; text: string }> {
+type Answer = { status: number; text: string };
+
+/**
+ * One request on the keep-alive agent. A connection the server closed while it sat idle in the pool
+ * fails when it is used again (ECONNRESET): such a request is sent once more on a new connection.
+ */
+async function call(agent: Agent, target: Target, method: string, path: string, body?: unknown): Promise<Answer> {
+    try {
+        return await callOnce(agent, target, method, path, body);
+    } catch (err) {
+        if ((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+            return callOnce(agent, target, method, path, body);
+        }
+        throw err;
+    }
+}
+
+function callOnce(agent: Agent, target: Target, method: string, path: string, body?: unknown): Promise<Answer> {
     return new Promise((resolve, reject) => {
         const text = body === undefined ? undefined : JSON.stringify(body);
         const headers = {
@@ -77,7 +88,7 @@ function call(
             res.on('data', chunk => (answer += chunk));
             res.on('end', () => resolve({ status: res.statusCode ?? 0, text: answer }));
         });
-        req.on('error', reject);
+        req.on('error', err => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
         req.end(text);
     });
 }
