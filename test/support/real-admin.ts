@@ -51,10 +51,10 @@ export async function writeAdminInstance(
 export async function until200(url: string, alive: () => string | undefined, timeoutMs = 90_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-        const status = await fetch(url).then(
-            res => res.arrayBuffer().then(() => res.status),
-            () => 0,
-        );
+        // a server that restarts may cut an answer off midway: that counts as not answering yet
+        const status = await fetch(url)
+            .then(async res => (await res.arrayBuffer(), res.status))
+            .catch(() => 0);
         if (status === 200) {
             return;
         }
