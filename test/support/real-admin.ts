@@ -6,44 +6,50 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Storage } from '../../scripts/embedded-storage';
 
-const ADMIN_DIR = dirname(require.resolve('iobroker.admin/package.json'));
-
-/** system.adapter.admin and admin.0 on `port` (loopback, auth off; admin's defaults otherwise), as `iobroker add admin` writes them. */
-export async function writeAdminInstance(
-    storage: Storage,
-    port: number,
-    native: Record<string, unknown> = {},
-): Promise<void> {
-    const io = JSON.parse(readFileSync(join(ADMIN_DIR, 'io-package.json'), 'utf8'));
+/**
+ * system.adapter.<name> and <name>.0 from the adapter's own io-package.json (in the dev workspace),
+ * enabled on this host with `native` over its defaults, as `iobroker add <name>` writes them.
+ */
+async function writeRegistryInstance(storage: Storage, name: string, native: Record<string, unknown>): Promise<void> {
+    const dir = dirname(require.resolve(`iobroker.${name}/package.json`));
+    const io = JSON.parse(readFileSync(join(dir, 'io-package.json'), 'utf8'));
     const host = (await storage.objects.getObjectAsync('system.adapter.rest-api.0')).common.host;
     const common = {
         ...io.common,
         installedVersion: io.common.version,
-        installedFrom: `iobroker.admin@${io.common.version}`,
+        installedFrom: `iobroker.${name}@${io.common.version}`,
         host,
     };
     delete common.news;
-    await storage.objects.setObjectAsync('system.adapter.admin', {
-        _id: 'system.adapter.admin',
+    await storage.objects.setObjectAsync(`system.adapter.${name}`, {
+        _id: `system.adapter.${name}`,
         type: 'adapter',
         common,
         native: io.native,
     });
-    await storage.objects.setObjectAsync('system.adapter.admin.0', {
-        _id: 'system.adapter.admin.0',
+    await storage.objects.setObjectAsync(`system.adapter.${name}.0`, {
+        _id: `system.adapter.${name}.0`,
         type: 'instance',
         common: { ...common, enabled: true, mode: 'daemon' },
-        // no checks against the internet (news, repositories, public IP) from a test machine
-        native: {
-            ...io.native,
-            port,
-            bind: '127.0.0.1',
-            auth: false,
-            secure: false,
-            autoUpdate: 0,
-            doNotCheckPublicIP: true,
-            ...native,
-        },
+        native: { ...io.native, ...native },
+    });
+}
+
+/** admin.0 on `port` (loopback, auth off; admin's defaults otherwise). */
+export function writeAdminInstance(
+    storage: Storage,
+    port: number,
+    native: Record<string, unknown> = {},
+): Promise<void> {
+    // no checks against the internet (news, repositories, public IP) from a test machine
+    return writeRegistryInstance(storage, 'admin', {
+        port,
+        bind: '127.0.0.1',
+        auth: false,
+        secure: false,
+        autoUpdate: 0,
+        doNotCheckPublicIP: true,
+        ...native,
     });
 }
 
@@ -66,32 +72,7 @@ export async function until200(url: string, alive: () => string | undefined, tim
     }
 }
 
-/** system.adapter.web and web.0 on `port` (loopback, auth off; web's defaults otherwise). */
-export async function writeWebInstance(
-    storage: Storage,
-    port: number,
-    native: Record<string, unknown> = {},
-): Promise<void> {
-    const webDir = dirname(require.resolve('iobroker.web/package.json'));
-    const io = JSON.parse(readFileSync(join(webDir, 'io-package.json'), 'utf8'));
-    const host = (await storage.objects.getObjectAsync('system.adapter.rest-api.0')).common.host;
-    const common = {
-        ...io.common,
-        installedVersion: io.common.version,
-        installedFrom: `iobroker.web@${io.common.version}`,
-        host,
-    };
-    delete common.news;
-    await storage.objects.setObjectAsync('system.adapter.web', {
-        _id: 'system.adapter.web',
-        type: 'adapter',
-        common,
-        native: io.native,
-    });
-    await storage.objects.setObjectAsync('system.adapter.web.0', {
-        _id: 'system.adapter.web.0',
-        type: 'instance',
-        common: { ...common, enabled: true, mode: 'daemon' },
-        native: { ...io.native, port, bind: '127.0.0.1', auth: false, secure: false, ...native },
-    });
+/** web.0 on `port` (loopback, auth off; web's defaults otherwise). */
+export function writeWebInstance(storage: Storage, port: number, native: Record<string, unknown> = {}): Promise<void> {
+    return writeRegistryInstance(storage, 'web', { port, bind: '127.0.0.1', auth: false, secure: false, ...native });
 }
