@@ -11,6 +11,8 @@ import { startBare } from './http';
 
 const ID = '0_userdata.0.bench';
 
+const round1 = (n: number): number => Math.round(n * 10) / 10;
+
 export async function inBatches(count: number, size: number, task: (i: number) => Promise<unknown>): Promise<void> {
     for (let start = 0; start < count; start += size) {
         await Promise.all(Array.from({ length: Math.min(size, count - start) }, (_, k) => task(start + k)));
@@ -29,6 +31,9 @@ export function post(agent: Agent, url: string, body: unknown): Promise<number> 
     });
 }
 
+/** Connections opened at a time while the polls are set up. */
+const CONNECT_BATCH = 500;
+
 /** After the write, how long the fan-out may take before the polls still waiting count as lost. */
 const ANSWER_DEADLINE_MS = 60_000;
 
@@ -43,10 +48,17 @@ async function holdPolls(host: string, port: number, paths: string[], fire: () =
     const latencies: number[] = [];
     // raw sockets: a full HTTP client per poll would measure the client more than the server
     const sockets: Socket[] = [];
-    const answered = paths.map(
-        path =>
+    const answered: Promise<void>[] = [];
+    // in batches, each connected before the next: no target's accept queue decides who is held when the write comes
+    await inBatches(paths.length, CONNECT_BATCH, async i => {
+        let connected!: () => void;
+        const open = new Promise<void>(resolve => (connected = resolve));
+        answered.push(
             new Promise<void>(resolve => {
-                const socket = connect({ host, port }, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: bench\r\n\r\n`));
+                const socket = connect({ host, port }, () => {
+                    socket.write(`GET ${paths[i]} HTTP/1.1\r\nHost: bench\r\n\r\n`);
+                    connected();
+                });
                 sockets.push(socket);
                 socket.once('data', () => {
                     if (fired) {
@@ -56,10 +68,15 @@ async function holdPolls(host: string, port: number, paths: string[], fire: () =
                     }
                     resolve();
                 });
-                socket.once('close', () => resolve());
+                socket.once('close', () => {
+                    connected();
+                    resolve();
+                });
                 socket.on('error', () => undefined);
             }),
-    );
+        );
+        await open;
+    });
     await delay(3000 + paths.length / 10);
     fired = Date.now();
     await fire();
@@ -99,21 +116,32 @@ export async function pollFanOut(target: BenchAdapter, storage: Storage, polls: 
         rssPending = target.rss();
         return writeTrigger(storage, id);
     });
-    return { polls, addedRssMB: Math.round(rssPending - rssBefore), ...figures };
+    return { polls, addedRssMB: round1(rssPending - rssBefore), ...figures };
 }
+
+type Bare = Awaited<ReturnType<typeof startBare>>;
 
 /**
  * The same fan-out on the bare node:http server: what this machine allows at all. It answers on a
- * change of `id`, written as for the adapters: the trigger costs both sides the same.
+ * change of `id`, written as for the adapters: the trigger costs both sides the same. A server of its own
+ * unless `running` is given.
  */
-export async function bareFanOut(polls: number, storage: Storage, id = `${ID}_bare`): Promise<Record<string, number>> {
-    const bare = await startBare(storage);
+export async function bareFanOut(polls: number, storage: Storage, id = `${ID}_bare`, running?: Bare): Promise<Record<string, number>> {
+    const bare = running ?? (await startBare(storage));
     try {
         const { hostname, port } = new URL(bare.baseUrl);
         await armBare(`${bare.baseUrl}/fire`, id);
-        return { polls, ...(await holdPolls(hostname, Number(port), Array(polls).fill('/poll'), () => writeTrigger(storage, id))) };
+        const rssBefore = bare.rss();
+        let rssPending = 0;
+        const figures = await holdPolls(hostname, Number(port), Array(polls).fill('/poll'), () => {
+            rssPending = bare.rss();
+            return writeTrigger(storage, id);
+        });
+        return { polls, addedRssMB: round1(rssPending - rssBefore), ...figures };
     } finally {
-        bare.stop();
+        if (!running) {
+            bare.stop();
+        }
     }
 }
 

@@ -204,7 +204,8 @@ function cpuMs(process: ChildProcess): number {
     return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-function statusMB(process: ChildProcess, field: string): number {
+/** A Linux /proc status field of `process` (VmRSS, VmHWM), in MB. */
+export function statusMB(process: ChildProcess, field: string): number {
     return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${process.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { tracked, type BenchRuntime } from './fixture';
+import { statusMB, tracked, type BenchRuntime } from './fixture';
 import type { Storage } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 
@@ -37,13 +37,13 @@ export const SCENARIOS: Scenario[] = [
 ];
 
 /** Starts the bare server in a process of its own; resolves with its base URL. With `storage`, its fan-outs can fire on a state change. */
-export async function startBare(storage?: Storage): Promise<{ baseUrl: string; stop(): void }> {
+export async function startBare(storage?: Storage): Promise<{ baseUrl: string; rss(): number; stop(): void }> {
     // the states DB's connection as the argument, as load.js gets its options
     const args = storage ? [JSON.stringify(storage.config.states)] : [];
     const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'bare-server.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     const stop = tracked('processes', () => stopProcess(child));
     const line = await new Promise<string>(resolve => createInterface({ input: child.stdout! }).once('line', resolve));
-    return { baseUrl: `http://127.0.0.1:${JSON.parse(line).port}`, stop: () => void stop() };
+    return { baseUrl: `http://127.0.0.1:${JSON.parse(line).port}`, rss: () => statusMB(child, 'VmRSS'), stop: () => void stop() };
 }
 
 export function load(url: string, scenario: Scenario, seconds: number, extra: Record<string, unknown> = {}): Promise<LoadResult> {

@@ -6,8 +6,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-/** The parts `--only` can name; sharing, conditional, floor and polling run only when named. */
-export const PARTS = ['http', 'events', 'listing', 'random', 'large', 'serialize', 'sharing', 'conditional', 'floor', 'polling'] as const;
+/** The parts `--only` can name; sharing, conditional, floor, polling and scaling run only when named. */
+export const PARTS = ['http', 'events', 'listing', 'random', 'large', 'serialize', 'sharing', 'conditional', 'floor', 'polling', 'scaling'] as const;
 export type Part = (typeof PARTS)[number];
 
 /** The published release `--compare` measures when it names none. */
@@ -37,6 +37,9 @@ export interface BenchOptions {
     url?: string;
     listingStates: number;
     randomStates: number[];
+    /** Sizes of the scaling part: pending polls and event streams. */
+    scalePolls: number[];
+    scaleStreams: number[];
     largeStates: number;
     /** Replaces our adapter's `nodeProcessParams`; undefined: those of io-package.json. */
     nodeFlags?: string[];
@@ -50,8 +53,8 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [flags]   (or: node build/bench/run.js [flags])
 
   --only <part>             run one part: ${PARTS.join(', ')}
-                            (sharing, conditional, floor and polling run only when named; with --compare, only
-                            random is taken: the random reads beside the release)
+                            (sharing, conditional, floor, polling and scaling run only when named; with --compare,
+                            random and scaling run beside that release, the other parts are replaced by the compare run)
   --compare [version]       side by side with the published release (default ${DEFAULT_COMPARE_VERSION}); a run of its own
   --conditional             add the conditional part to the run (as --only conditional does alone)
   --seconds <n>             length of one autocannon run (default 8; compare 3, floor 4, sharing 3)
@@ -68,6 +71,8 @@ export const USAGE = `Usage: npm run bench -- [flags]   (or: node build/bench/ru
   --writes <n>              writes of the compare run's burst delivery (default 1000)
   --listing-states <n>      states of the limited-user listing (default 10000)
   --random-states <n,n,..>  state counts of the random reads, the first is the hot set (default 1000,10000,50000)
+  --scale-polls <n,n,..>    pending polls of the scaling part (default 1000,10000,50000)
+  --scale-streams <n,n,..>  event streams of the scaling part (default 1000,10000)
   --large-states <n>        states of the large installation (default 50000)
   --node-flags=<flags>      space-separated Node flags replacing our adapter's nodeProcessParams from
                             io-package.json (e.g. --node-flags=--max-semi-space-size=8; --node-flags= for none)
@@ -117,6 +122,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
                 writes: text,
                 'listing-states': text,
                 'random-states': text,
+                'scale-polls': text,
+                'scale-streams': text,
                 'large-states': text,
                 'node-flags': text,
                 'adapter-main': text,
@@ -135,7 +142,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     if (values.compare === '') {
         throw new UsageError('--compare wants a version, or nothing for the default');
     }
-    const randomStates = (values['random-states'] ?? '1000,10000,50000').split(',').map(n => positive('random-states', n)!);
+    const sizes = (flag: 'random-states' | 'scale-polls' | 'scale-streams', fallback: string): number[] => (values[flag] ?? fallback).split(',').map(n => positive(flag, n)!);
+    const randomStates = sizes('random-states', '1000,10000,50000');
     const path = (flag: 'adapter-main' | 'profile' | 'release-cache'): string | undefined => {
         const value = values[flag];
         if (value === '') {
@@ -159,6 +167,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
         writes: positive('writes', values.writes) ?? 1000,
         listingStates: positive('listing-states', values['listing-states']) ?? 10_000,
         randomStates,
+        scalePolls: sizes('scale-polls', '1000,10000,50000'),
+        scaleStreams: sizes('scale-streams', '1000,10000'),
         largeStates: positive('large-states', values['large-states']) ?? 50_000,
         nodeFlags: values['node-flags']?.split(/\s+/).filter(Boolean),
         adapterMain: path('adapter-main'),

@@ -18,12 +18,15 @@ import { measureRandomReads } from './random-reads';
 import { measureSerializers } from './serialize';
 import { measureSharing } from './sharing';
 import { pollingRounds, type RoundFigures } from './polling-rounds';
+import { measureScaling } from './scaling';
 import { measureCompare, startRelease } from './compare';
-import { parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options';
+import { DEFAULT_COMPARE_VERSION, parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 
 /** The whole run must end by itself: whatever hangs is reported, everything is stopped, and the adapter goes with us. */
 const WATCHDOG_MS = 9.5 * 60_000;
+/** The scaling part holds up to 50,000 connections per target, round after round: it gets longer. */
+const SCALING_WATCHDOG_MS = 40 * 60_000;
 
 /** Exit code of a command line the bench cannot run, and of a run the watchdog ended. */
 const EXIT_USAGE = 2;
@@ -51,16 +54,18 @@ async function main(args: string[]): Promise<void> {
     let bare: Awaited<ReturnType<typeof startBare>> | undefined;
     const watchdog = new AbortController();
     // keeps the process alive until it fires or the run is done: a part that hangs is reported, not left behind
-    const expired = delay(WATCHDOG_MS, 'expired' as const, { signal: watchdog.signal });
+    const watchdogMs = options.only === 'scaling' ? SCALING_WATCHDOG_MS : WATCHDOG_MS;
+    const expired = delay(watchdogMs, 'expired' as const, { signal: watchdog.signal });
     const run = async (): Promise<'done'> => {
         if (options.only === 'polling' && options.url) {
             // another instance, anywhere: nothing of ours is started
             result.polling = await runPollingRounds(options.url, options);
             return 'done';
         }
-        // rounds of 10,000 polls, 1,000 streams or 1,000 hooks each stay within the limits (what earlier rounds opened is still there)
-        // the polling rounds are about the default limits: the adapter runs with them
-        const limits = options.only === 'polling' ? {} : { pollSessionsPerUser: 100_000, pollSessionsTotal: 100_000, hooksPerUser: 100_000, hooksTotal: 100_000, sseStreamsPerUser: 100_000, sseStreamsTotal: 100_000 };
+        // rounds of 10,000 polls, 1,000 streams or 1,000 hooks each stay within the limits (what earlier rounds opened is still
+        // there; the scaling part's four rounds of up to 50,000 sessions too); the polling rounds are about the default limits
+        const bound = options.only === 'scaling' ? 1_000_000 : 100_000;
+        const limits = options.only === 'polling' ? {} : { pollSessionsPerUser: bound, pollSessionsTotal: bound, hooksPerUser: bound, hooksTotal: bound, sseStreamsPerUser: bound, sseStreamsTotal: bound };
         rt = await startRuntime(oursOptions(options), { hookRetryMs: 200, hookMaxFailures: 20, hookTimeout: 5000, checkInterval: 0, ...limits });
         // after the storage: the bare fan-outs fire on a change in its states DB, as the adapters do
         bare = await startBare(rt.storage);
@@ -69,7 +74,7 @@ async function main(args: string[]): Promise<void> {
     };
     try {
         if ((await Promise.race([run(), expired])) === 'expired') {
-            console.error(`bench: no result after ${WATCHDOG_MS / 60_000} minutes, giving up; stopping what runs (open: ${openResources()})`);
+            console.error(`bench: no result after ${watchdogMs / 60_000} minutes, giving up; stopping what runs (open: ${openResources()})`);
             process.exitCode = EXIT_WATCHDOG;
             return;
         }
@@ -110,9 +115,9 @@ const oursOptions = (options: BenchOptions): OursOptions => ({ main: options.ada
 /** The parts the options ask for, on the runtime `rt`; figures go into `result`. */
 async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions, result: Record<string, unknown>): Promise<void> {
     const compare = options.compare;
-    // a compare run measures only its own side-by-side parts; with --only random the random reads beside the release instead
-    const randomBesideRelease = !!compare && options.only === 'random';
-    const only = compare && !randomBesideRelease ? 'compare' : options.only;
+    // a compare run measures only its own side-by-side parts; with --only random or scaling that part beside the release instead
+    const partBesideRelease = !!compare && (options.only === 'random' || options.only === 'scaling');
+    const only = compare && !partBesideRelease ? 'compare' : options.only;
     const { seconds, rounds } = options;
     const randomSizes = options.randomStates;
     await rt.storage.objects.setObjectAsync(VALUE_ID, { type: 'state', common: { name: 'bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
@@ -120,7 +125,7 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
     await delay(2000);
     result.adapterRssIdleMB = Math.round(rt.adapterRss());
     result.startMs = rt.startMs;
-    if (compare && !randomBesideRelease) {
+    if (compare && !partBesideRelease) {
         // the side-by-side run with a published release is a run of its own: under 10 minutes
         result.compare = await measureCompare(rt, bareUrl, {
             version: compare,
@@ -146,7 +151,7 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
         console.log(JSON.stringify(result.largeInstall, null, 2));
     }
     if (!only || only === 'random') {
-        const beside = randomBesideRelease ? await startRelease(rt, compare, options.releaseCache) : {};
+        const beside = partBesideRelease ? await startRelease(rt, compare, options.releaseCache) : {};
         result.randomReads = await measureRandomReads(rt, bareUrl, randomSizes, seconds ?? 8, rounds ?? 3, beside.release);
         console.table(result.randomReads);
     }
@@ -181,6 +186,11 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
     }
     if (only === 'polling') {
         result.polling = await runPollingRounds(rt.ours.baseUrl, options);
+    }
+    if (only === 'scaling') {
+        // on request only: tens of thousands of connections per target, beside the release (4.0.2 unless --compare names one)
+        const version = compare ?? DEFAULT_COMPARE_VERSION;
+        result.scaling = await measureScaling(rt, { polls: options.scalePolls, streams: options.scaleStreams, rounds: rounds ?? 3, version, releaseCache: options.releaseCache });
     }
     if (only === 'sharing') {
         // on request only: it starts two Redis clusters of its own

@@ -21,7 +21,8 @@ export interface ReceiverFigures {
     refused: number;
 }
 
-export type SseFigures = ReceiverFigures & { frameBytes: number };
+/** `addedRssMB`: the process's RSS with every stream open minus before they opened (when its RSS can be read). */
+export type SseFigures = ReceiverFigures & { frameBytes: number; addedRssMB?: number };
 
 /** After the write, how long the streams may take before those still waiting count as lost. */
 const DEADLINE_MS = 30_000;
@@ -42,7 +43,9 @@ function frameSize(text: string, at: number): number {
 }
 
 /** Opens `count` streams, waits until every one has its headers (it is subscribed then), fires, times the first `data:` of each. */
-async function holdStreams(host: string, port: number, path: string, count: number, fire: () => Promise<unknown>): Promise<SseFigures> {
+async function holdStreams(host: string, port: number, path: string, count: number, fire: () => Promise<unknown>, rss?: () => number): Promise<SseFigures> {
+    const rssBefore = rss?.() ?? 0;
+    let rssOpen = 0;
     let fired = 0;
     let refused = 0;
     let opened = 0;
@@ -108,22 +111,23 @@ async function holdStreams(host: string, port: number, path: string, count: numb
     await within(ready, 60_000);
     // the last headers were just read; let the client's loop go idle before the clock starts
     await delay(300);
+    rssOpen = rss?.() ?? 0;
     fired = performance.now();
     await fire();
     await within(Promise.all(arrived), DEADLINE_MS);
     sockets.forEach(socket => socket.destroy());
-    return { ...receiverFigures(count, latencies, refused), frameBytes };
+    return { ...receiverFigures(count, latencies, refused), frameBytes, ...(rss ? { addedRssMB: round1(rssOpen - rssBefore) } : {}) };
 }
 
 /** `count` streams on the adapter on state `id` (created here), one write by the bench's js-controller client. */
 export async function sseFanOut(target: BenchAdapter, storage: Storage, count: number, id: string): Promise<SseFigures> {
     await storage.objects.setObjectAsync(id, { type: 'state', common: { name: 'sse bench', type: 'number', role: 'value', read: true, write: true }, native: {} });
-    return holdStreams(target.host, target.port, `/v1/events?pattern=${encodeURIComponent(id)}`, count, () => writeTrigger(storage, id));
+    return holdStreams(target.host, target.port, `/v1/events?pattern=${encodeURIComponent(id)}`, count, () => writeTrigger(storage, id), () => target.rss());
 }
 
 /** The same on the bare server, each stream getting one frame of `frameBytes` (the adapter's frame size), on the same kind of write to `id`. */
-export async function bareSseFanOut(bareUrl: string, storage: Storage, count: number, frameBytes: number, id: string): Promise<SseFigures> {
+export async function bareSseFanOut(bareUrl: string, storage: Storage, count: number, frameBytes: number, id: string, rss?: () => number): Promise<SseFigures> {
     const { hostname, port } = new URL(bareUrl);
     await armBare(`${bareUrl}/fire-sse?bytes=${frameBytes}`, id);
-    return holdStreams(hostname, Number(port), '/sse', count, () => writeTrigger(storage, id));
+    return holdStreams(hostname, Number(port), '/sse', count, () => writeTrigger(storage, id), rss);
 }
