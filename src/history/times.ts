@@ -1,0 +1,47 @@
+/*
+ * Times of a history request: ms since 1970, ISO 8601 (a date or time without an offset is read in the
+ * request's time zone, as a person means it), or relative to now (`now`, `-24h`, `now-7d`, `-90m`).
+ */
+import { DateTime, IANAZone } from 'luxon';
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const RELATIVE = /^(?:now)?(?:([+-])(\d+(?:\.\d+)?)([smhdw]))?$/;
+const ISO = /^\d{4}-\d{2}(?:-\d{2})?(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** The time `text` names, in ms, or a problem to report; `now` is passed in so one request has one now. */
+export function parseTime(text: unknown, now: number, zone: string): number | { problem: string } {
+    if (typeof text === 'number') {
+        return Number.isFinite(text) ? text : { problem: 'must be a finite number' };
+    }
+    const value = String(text).trim();
+    if (/^-?\d+(?:\.\d+)?$/.test(value)) {
+        return Number(value);
+    }
+    const relative = value === '' ? null : RELATIVE.exec(value);
+    if (relative) {
+        const [, sign, amount, unit] = relative;
+        return sign ? now + (sign === '-' ? -1 : 1) * Number(amount) * UNIT_MS[unit] : now;
+    }
+    if (ISO.test(value)) {
+        const parsed = DateTime.fromISO(value.replace(' ', 'T'), { zone });
+        if (parsed.isValid) {
+            return parsed.toMillis();
+        }
+    }
+    return { problem: 'must be ms since 1970, ISO 8601 (e.g. 2026-11-28T06:00) or relative (now, -24h, -7d, now-30m)' };
+}
+
+/** The zone `name` if it is a known IANA time zone, else undefined. */
+export function knownZone(name: string): string | undefined {
+    return IANAZone.isValidZone(name) ? name : undefined;
+}
+
+/** This machine's time zone: the default of statistics and of the ISO column. */
+export function systemZone(): string {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/** `ts` as ISO 8601 with the offset of `zone` (what a spreadsheet or Grafana shows as local time). */
+export function isoIn(ts: number, zone: string): string {
+    return DateTime.fromMillis(ts, { zone }).toISO() ?? new Date(ts).toISOString();
+}
