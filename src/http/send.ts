@@ -18,6 +18,10 @@ export interface StreamWriter {
     buffered(): number;
     /** Aborted when the client went away; already aborted when there is no body to write (HEAD). */
     signal: AbortSignal;
+    /** Settles once the client took what was written (at once when little waits), or when it went away. */
+    drained(): Promise<void>;
+    /** Ends the answer as broken (the connection is closed without the end of the body): a half file is never taken for whole. */
+    abort(): void;
 }
 
 /** How a later answer is given: `reply` takes a function that builds it when it is due. */
@@ -297,6 +301,20 @@ function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): vo
         },
         buffered: () => res.writableLength,
         signal: writable && req.method !== 'HEAD' ? signal : AbortSignal.abort(),
+        drained: () =>
+            res.writableNeedDrain && !res.destroyed
+                ? new Promise(resolve => {
+                      // one pair of listeners per wait, both gone after it: a long export waits thousands of times
+                      const done = (): void => {
+                          res.off('drain', done);
+                          res.off('close', done);
+                          resolve();
+                      };
+                      res.on('drain', done);
+                      res.on('close', done);
+                  })
+                : Promise.resolve(),
+        abort: () => res.destroy(),
     });
 }
 

@@ -6,6 +6,7 @@ import { listEnumsRoute, readEnumRoute } from './enum';
 import { eventStreamRoute } from './events';
 import { deleteFileRoute, readFileRoute, writeFileRoute } from './file';
 import { addHistoryRoute, getHistoryRoute, postAddHistoryRoute, postHistoryRoute } from './history';
+import { historySeriesRoute, postHistorySeriesRoute } from './history-series';
 import { listLogsRoute, readLogRoute } from './log';
 import { queryStatesRoute, writeStatesRoute } from './bulk';
 import { faviconRoute, nameRoute } from './meta';
@@ -46,6 +47,8 @@ export function restRoutes(config: Config): Route[] {
         listEnumsRoute,
         readEnumRoute,
         postHistoryRoute,
+        historySeriesRoute,
+        postHistorySeriesRoute,
         getHistoryRoute,
         postAddHistoryRoute,
         addHistoryRoute,

@@ -10,7 +10,7 @@ import type { Storage } from '../../scripts/embedded-storage';
  * system.adapter.<name> and <name>.0 from the adapter's own io-package.json (in the dev workspace),
  * enabled on this host with `native` over its defaults, as `iobroker add <name>` writes them.
  */
-async function writeRegistryInstance(storage: Storage, name: string, native: Record<string, unknown>): Promise<void> {
+export async function writeRegistryInstance(storage: Storage, name: string, native: Record<string, unknown>): Promise<void> {
     const dir = dirname(require.resolve(`iobroker.${name}/package.json`));
     const io = JSON.parse(readFileSync(join(dir, 'io-package.json'), 'utf8'));
     const host = (await storage.objects.getObjectAsync('system.adapter.rest-api.0')).common.host;

@@ -31,6 +31,7 @@ function writer(aborted = false) {
             out.ended = true;
         },
         buffered: () => 0,
+        drained: () => Promise.resolve(),
         signal: controller.signal,
         abort: () => controller.abort(),
     };

@@ -1,0 +1,244 @@
+/*
+ * The answers of `/v1/history`: per id its values (JSON), one time axis with a column per id
+ * (aligned), calendar statistics, and CSV in the wide form (a row per time, a column per id) or the
+ * long form (a row per value). Raw CSV is read and written a day at a time, so a year of minute
+ * values for ten ids streams with flat memory.
+ */
+import { HttpError } from '../http/http-error';
+import { csvRecord } from './csv';
+import { MAX_POINTS, type SeriesQuery } from './series-query';
+import { isFailure, windows, type Failure, type Point, type SeriesReader } from './series-read';
+import { BucketStatistics, type BucketRow } from './statistics';
+import { isoIn } from './times';
+
+type Column = unknown[] | Failure;
+
+/** JSON: `{ "<id>": [{ts, val, ...}] }`, a failed id `{error, status}` in place of its values. */
+async function rawValues(reader: SeriesReader, q: SeriesQuery): Promise<Map<string, Point[] | Failure>> {
+    // raw values only: for an aggregate, count is its number of intervals (the instance's default: 500)
+    const raw = q.options.aggregate === undefined || q.options.aggregate === 'none' || q.options.aggregate === 'onchange';
+    const capped = raw && q.options.count === undefined && q.options.limit === undefined;
+    return reader.each(q.ids, async id => {
+        // the history instance cuts at its own limit (2,000) without saying so: ask for the bound and say when it is reached
+        const points = await reader.read(id, q.start, q.end, capped ? { count: MAX_POINTS, limit: MAX_POINTS } : {});
+        if (capped && points.length >= MAX_POINTS) {
+            throw new HttpError('INVALID_PARAMS', `${id} has more than ${MAX_POINTS.toLocaleString('en')} values per id in the range: narrow it, use an aggregate, or ask for CSV`, {
+                context: { id, limit: MAX_POINTS },
+            });
+        }
+        return points;
+    });
+}
+
+/** One axis of `step`s from start, each id's aggregate in its step's column, null where it has none. */
+async function alignedSteps(reader: SeriesReader, q: SeriesQuery): Promise<{ ts: number[]; columns: Map<string, Column> }> {
+    const step = q.options.step as number;
+    const steps = Math.max(1, Math.ceil((q.end - q.start) / step));
+    const ts = Array.from({ length: steps }, (_, i) => q.start + i * step);
+    const columns = await reader.each(q.ids, async id => {
+        const column: unknown[] = new Array(steps).fill(null);
+        for (const point of await reader.read(id, q.start, q.end, { count: steps })) {
+            const index = Math.floor((point.ts - q.start) / step);
+            if (index >= 0 && index < steps && point.ts < q.end) {
+                column[index] = point.val;
+            }
+        }
+        return column;
+    });
+    return { ts, columns };
+}
+
+/** Statistics per calendar bucket and id, from the raw values read a day at a time. */
+async function statistics(reader: SeriesReader, q: SeriesQuery): Promise<Map<string, BucketRow[] | Failure>> {
+    return reader.each(q.ids, async id => {
+        const buckets = new BucketStatistics(q.start, q.end, q.period!, q.zone, q.stats);
+        if (q.stats.includes('change')) {
+            const before = await reader.before(id, q.start);
+            if (before) {
+                buckets.add(before.ts, before.val);
+            }
+        }
+        for (const [from, to] of windows(q.start, q.end)) {
+            for (const point of await reader.rawRange(id, from, to)) {
+                buckets.add(point.ts, point.val);
+            }
+        }
+        return buckets.rows();
+    });
+}
+
+/** Column names of statistics: the id alone for one statistic, `<id>:<stat>` for several. */
+const statColumn = (q: SeriesQuery, id: string, stat: string): string => (q.stats.length === 1 ? id : `${id}:${stat}`);
+
+function alignedStatistics(q: SeriesQuery, byId: Map<string, BucketRow[] | Failure>): { ts: number[]; columns: Map<string, Column> } {
+    const rows = [...byId.values()].find((r): r is BucketRow[] => !isFailure(r)) ?? [];
+    const columns = new Map<string, Column>();
+    for (const [id, result] of byId) {
+        for (const stat of q.stats) {
+            columns.set(statColumn(q, id, stat), isFailure(result) ? result : result.map(row => row[stat] ?? null));
+        }
+    }
+    return { ts: rows.map(row => row.ts), columns };
+}
+
+export async function jsonAnswer(reader: SeriesReader, q: SeriesQuery): Promise<Record<string, unknown>> {
+    if (q.period) {
+        const byId = await statistics(reader, q);
+        if (!q.align) {
+            return Object.fromEntries(byId);
+        }
+        const { ts, columns } = alignedStatistics(q, byId);
+        return { ts, ...Object.fromEntries(columns) };
+    }
+    if (q.align) {
+        const { ts, columns } = await alignedSteps(reader, q);
+        return { ts, ...Object.fromEntries(columns) };
+    }
+    return Object.fromEntries(await rawValues(reader, q));
+}
+
+/** A CSV answer: its first part is ready (so failures of the first read can still go into the headers), the rest follows. */
+export interface CsvAnswer {
+    /** Ids that failed while others answered, for the `X-History-Errors` header. */
+    failures: Record<string, Failure>;
+    chunks: AsyncGenerator<string>;
+}
+
+/** The fields of a value the long form adds when the request asked for them. */
+const extraFields = (q: SeriesQuery): string[] => ['ack', 'q', 'from'].filter(field => q.options[field] === true);
+
+/**
+ * Rows of raw values in time order across ids: `wide` a row per time with a cell per id (two values
+ * of one id at the same time make two rows), `long` a row per value.
+ */
+export function rawRows(q: SeriesQuery, byId: Map<string, Point[]>, layout: SeriesQuery['layout']): string {
+    const ids = q.ids.filter(id => byId.has(id));
+    const heads = ids.map(() => 0);
+    const extra = extraFields(q);
+    let text = '';
+    for (;;) {
+        let ts = Infinity;
+        ids.forEach((id, i) => (ts = Math.min(ts, byId.get(id)![heads[i]]?.ts ?? Infinity)));
+        if (ts === Infinity) {
+            return text;
+        }
+        const iso = isoIn(ts, q.zone);
+        const cells = q.ids.map(() => undefined as unknown);
+        ids.forEach((id, i) => {
+            const point = byId.get(id)![heads[i]];
+            if (point?.ts !== ts) {
+                return;
+            }
+            heads[i]++;
+            if (layout === 'long') {
+                text += csvRecord([id, ts, iso, point.val, ...extra.map(field => point[field])]);
+            } else {
+                cells[q.ids.indexOf(id)] = point.val;
+            }
+        });
+        if (layout === 'wide') {
+            text += csvRecord([ts, iso, ...cells]);
+        }
+    }
+}
+
+function header(q: SeriesQuery, columns: string[]): string {
+    if (q.layout === 'long') {
+        return csvRecord(q.period ? ['id', 'ts', 'iso', ...q.stats] : ['id', 'ts', 'iso', 'val', ...extraFields(q)]);
+    }
+    return csvRecord(['ts', 'iso', ...columns]);
+}
+
+const ROWS_PER_CHUNK = 1000;
+
+async function* rawCsv(reader: SeriesReader, q: SeriesQuery, first: Map<string, Point[] | Failure>, rest: Array<[number, number]>): AsyncGenerator<string> {
+    const live = q.ids.filter(id => !isFailure(first.get(id)));
+    yield header(q, q.ids) + rawRows(q, first as Map<string, Point[]>, q.layout);
+    for (const [from, to] of rest) {
+        const byId = new Map<string, Point[]>();
+        for (const id of live) {
+            // a failure now cannot be told in the headers any more: it breaks the answer (reader.abort)
+            byId.set(id, await reader.rawRange(id, from, to));
+        }
+        yield rawRows(q, byId, q.layout);
+    }
+}
+
+async function* tableCsv(q: SeriesQuery, ts: number[], columns: Map<string, Column>): AsyncGenerator<string> {
+    const names = [...columns.keys()];
+    let text = header(q, names);
+    for (let i = 0; i < ts.length; i++) {
+        text += csvRecord([ts[i], isoIn(ts[i], q.zone), ...names.map(name => cell(columns.get(name)!, i))]);
+        if (i % ROWS_PER_CHUNK === ROWS_PER_CHUNK - 1) {
+            yield text;
+            text = '';
+        }
+    }
+    yield text;
+}
+
+const cell = (column: Column, i: number): unknown => (isFailure(column) ? undefined : column[i]);
+
+async function* longTableCsv(q: SeriesQuery, ts: number[], columns: Map<string, Column>): AsyncGenerator<string> {
+    let text = header(q, []);
+    for (const id of q.ids) {
+        const column = columns.get(id);
+        if (!column || isFailure(column)) {
+            continue;
+        }
+        column.forEach((val, i) => {
+            if (val !== null && val !== undefined) {
+                text += csvRecord([id, ts[i], isoIn(ts[i], q.zone), val]);
+            }
+        });
+        yield text;
+        text = '';
+    }
+    yield text;
+}
+
+async function* longStatisticsCsv(q: SeriesQuery, byId: Map<string, BucketRow[] | Failure>): AsyncGenerator<string> {
+    let text = header(q, []);
+    for (const [id, rows] of byId) {
+        if (isFailure(rows)) {
+            continue;
+        }
+        for (const row of rows) {
+            text += csvRecord([id, row.ts, isoIn(row.ts, q.zone), ...q.stats.map(stat => row[stat])]);
+        }
+        yield text;
+        text = '';
+    }
+    yield text;
+}
+
+async function* oneChunk(text: string): AsyncGenerator<string> {
+    yield text;
+}
+
+const failuresOf = <T>(byId: Map<string, T | Failure>): Record<string, Failure> =>
+    Object.fromEntries([...byId].filter((entry): entry is [string, Failure] => isFailure(entry[1])));
+
+export async function csvAnswer(reader: SeriesReader, q: SeriesQuery): Promise<CsvAnswer> {
+    if (q.period) {
+        const byId = await statistics(reader, q);
+        if (q.layout === 'long') {
+            return { failures: failuresOf(byId), chunks: longStatisticsCsv(q, byId) };
+        }
+        const { ts, columns } = alignedStatistics(q, byId);
+        return { failures: failuresOf(byId), chunks: tableCsv(q, ts, columns) };
+    }
+    if (q.align) {
+        const { ts, columns } = await alignedSteps(reader, q);
+        return { failures: failuresOf(columns), chunks: q.layout === 'long' ? longTableCsv(q, ts, columns) : tableCsv(q, ts, columns) };
+    }
+    if (q.options.aggregate !== undefined && q.options.aggregate !== 'none') {
+        // an aggregate over the range comes in one answer per id, bounded by its count
+        const byId = await rawValues(reader, q);
+        const live = new Map([...byId].filter((entry): entry is [string, Point[]] => !isFailure(entry[1])));
+        return { failures: failuresOf(byId), chunks: oneChunk(header(q, q.ids) + rawRows(q, live, q.layout)) };
+    }
+    const [first, ...rest] = windows(q.start, q.end + 1);
+    const byId = await reader.each(q.ids, id => reader.rawRange(id, first[0], first[1]));
+    return { failures: failuresOf(byId), chunks: rawCsv(reader, q, byId, rest) };
+}

@@ -1,0 +1,52 @@
+/*
+ * The real ioBroker history adapter (iobroker.history from the registry, in the dev workspace),
+ * started on a test's storage as js-controller starts it: its instance object from its own
+ * io-package.json, then `node build/main.js` with the data dir, where it stores its files.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import type { Storage } from '../../scripts/embedded-storage';
+import { stopProcess } from '../../scripts/stop-process';
+import { writeRegistryInstance } from './real-admin';
+
+const HISTORY_DIR = dirname(require.resolve('iobroker.history/package.json'));
+
+export interface RealHistory {
+    proc: ChildProcess;
+    output(): string;
+    stop(): Promise<void>;
+}
+
+async function alive(storage: Storage): Promise<boolean> {
+    return (await storage.states.getStateAsync('system.adapter.history.0.alive'))?.val === true;
+}
+
+/** history.0 with its defaults, started and alive. */
+export async function startHistory(storage: Storage): Promise<RealHistory> {
+    await writeRegistryInstance(storage, 'history', {});
+    // a history killed before left its alive flag, and the wait below would pass at once
+    await storage.states.setStateAsync('system.adapter.history.0.alive', { val: false, ack: true });
+    const proc = spawn(process.execPath, ['--require', join(__dirname, 'exit-with-parent.js'), join(HISTORY_DIR, 'build', 'main.js')], {
+        cwd: HISTORY_DIR,
+        env: { ...process.env, IOBROKER_DATA_DIR: storage.dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    proc.stdout!.on('data', d => (output += d));
+    proc.stderr!.on('data', d => (output += d));
+    const deadline = Date.now() + 30_000;
+    while (!(await alive(storage))) {
+        if (Date.now() > deadline || proc.exitCode !== null) {
+            proc.kill('SIGKILL');
+            throw new Error(`history.0 did not start:\n${output}`);
+        }
+        await new Promise(r => setTimeout(r, 100));
+    }
+    return {
+        proc,
+        output: () => output,
+        stop: async () => {
+            await stopProcess(proc);
+        },
+    };
+}
