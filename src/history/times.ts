@@ -11,10 +11,11 @@ const ISO = /^\d{4}-\d{2}(?:-\d{2})?(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:
 /** The time `text` names, in ms, or a problem to report; `now` is passed in so one request has one now. */
 export function parseTime(text: unknown, now: number, zone: string): number | { problem: string } {
     if (typeof text === 'number') {
-        return Number.isFinite(text) ? text : { problem: 'must be a finite number' };
+        return Number.isFinite(text) && text >= 0 ? text : { problem: 'must be ms since 1970 (0 or more)' };
     }
     const value = String(text).trim();
-    if (/^-?\d+(?:\.\d+)?$/.test(value)) {
+    // no negative ms: `-24` is a relative time without its unit far more often than a time before 1970
+    if (/^\d+(?:\.\d+)?$/.test(value)) {
         return Number(value);
     }
     const relative = value === '' ? null : RELATIVE.exec(value);

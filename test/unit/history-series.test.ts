@@ -1,0 +1,181 @@
+/*
+ * The pure parts of /v1/history: times, calendar buckets, statistics, CSV fields, the request's
+ * checks, and how several ids are read when some of them fail.
+ */
+import t from 'tap';
+import { HttpError } from '../../src/http/http-error';
+import { bucketStarts } from '../../src/history/calendar';
+import { csvField, csvRecord } from '../../src/history/csv';
+import { rawRows } from '../../src/history/series-answer';
+import { seriesQuery } from '../../src/history/series-query';
+import { SeriesReader, windows } from '../../src/history/series-read';
+import { BucketStatistics } from '../../src/history/statistics';
+import { isoIn, parseTime } from '../../src/history/times';
+
+const HOUR = 3_600_000;
+const NOW = Date.UTC(2026, 10, 28, 12);
+
+t.test('times: ms, ISO 8601 in the zone when it names no offset, relative to one now', async t => {
+    t.equal(parseTime('1795000000000', NOW, 'UTC'), 1795000000000);
+    t.equal(parseTime(1795000000000, NOW, 'UTC'), 1795000000000);
+    t.equal(parseTime('now', NOW, 'UTC'), NOW);
+    t.equal(parseTime('-24h', NOW, 'UTC'), NOW - 24 * HOUR);
+    t.equal(parseTime('now-7d', NOW, 'UTC'), NOW - 7 * 24 * HOUR);
+    t.equal(parseTime('-90m', NOW, 'UTC'), NOW - 90 * 60_000);
+    t.equal(parseTime('+1h', NOW, 'UTC'), NOW + HOUR);
+    t.equal(parseTime('-1.5h', NOW, 'UTC'), NOW - 1.5 * HOUR);
+    t.equal(parseTime('-2w', NOW, 'UTC'), NOW - 14 * 24 * HOUR);
+    t.equal(parseTime('2026-11-28T06:00Z', NOW, 'Europe/Berlin'), Date.UTC(2026, 10, 28, 6));
+    t.equal(parseTime('2026-11-28T06:00', NOW, 'Europe/Berlin'), Date.UTC(2026, 10, 28, 5), 'no offset: Berlin time (UTC+1 in November)');
+    t.equal(parseTime('2026-07-01', NOW, 'Europe/Berlin'), Date.UTC(2026, 5, 30, 22), 'a date: its midnight in the zone (UTC+2 in July)');
+    t.equal(parseTime('2026-11-28T06:00+05:30', NOW, 'UTC'), Date.UTC(2026, 10, 28, 0, 30));
+    for (const bad of ['yesterday', '-24', '24h', 'now-', '2026-13-01', '-1y', 'NaN', '']) {
+        t.type(parseTime(bad, NOW, 'UTC'), 'object', `'${bad}' is refused`);
+    }
+    t.type(parseTime(Number.NaN, NOW, 'UTC'), 'object');
+    t.type(parseTime(-5, NOW, 'UTC'), 'object', 'no time before 1970');
+    t.equal(isoIn(Date.UTC(2026, 6, 1), 'Europe/Berlin'), '2026-07-01T02:00:00.000+02:00');
+});
+
+t.test('calendar buckets: days of 23 and 25 hours, weeks from Monday, months', async t => {
+    const march = bucketStarts(Date.UTC(2026, 2, 28, 23), Date.UTC(2026, 2, 30, 22), 'day', 'Europe/Berlin');
+    t.same(march, [Date.UTC(2026, 2, 28, 23), Date.UTC(2026, 2, 29, 22)], 'Sunday 29 March starts at 23:00 UTC the day before, Monday at 22:00 UTC');
+    t.equal(march[1] - march[0], 23 * HOUR, 'the day summer time starts has 23 hours');
+    const weeks = bucketStarts(Date.UTC(2026, 10, 25), Date.UTC(2026, 11, 3), 'week', 'UTC');
+    t.same(weeks, [Date.UTC(2026, 10, 23), Date.UTC(2026, 10, 30)], 'ISO weeks start on Monday');
+    const months = bucketStarts(Date.UTC(2026, 0, 15), Date.UTC(2026, 3, 1), 'month', 'UTC');
+    t.same(months, [Date.UTC(2026, 0, 1), Date.UTC(2026, 1, 1), Date.UTC(2026, 2, 1)]);
+    t.same(bucketStarts(0, 2 * HOUR, 'hour', 'Asia/Kolkata'), [-30 * 60_000, 30 * 60_000, 90 * 60_000], 'an hour of a zone with a half-hour offset');
+});
+
+t.test('statistics: change counts a restart from zero and adds up to the total', async t => {
+    const stats = new BucketStatistics(0, 3 * HOUR, 'hour', 'UTC', ['change', 'count', 'sum', 'mean', 'min', 'max']);
+    stats.add(-10, 100); // the reading before the range
+    stats.add(0, 101);
+    stats.add(30 * 60_000, 103);
+    stats.add(HOUR, 2); // the counter restarted: 2 counted
+    stats.add(HOUR + 1, 'text'); // counts, but is no number
+    stats.add(2 * HOUR + 5, true);
+    stats.add(3 * HOUR, 999); // after the range
+    const rows = stats.rows();
+    t.same(
+        rows.map(r => r.change),
+        [3, 2, 1],
+        '101 and 103 after 100: 3; 2 after 103 is a restart: 2; true (1) after 2 is a restart again: 1; text changes nothing',
+    );
+    t.same(
+        rows.map(r => r.count),
+        [2, 2, 1],
+    );
+    t.same(
+        rows.map(r => [r.min, r.max, r.sum, r.mean]),
+        [
+            [101, 103, 204, 102],
+            [2, 2, 2, 2],
+            [1, 1, 1, 1],
+        ],
+    );
+    const empty = new BucketStatistics(0, HOUR, 'hour', 'UTC', ['mean', 'change', 'count']).rows();
+    t.same(empty, [{ ts: 0, end: HOUR, mean: null, change: null, count: 0 }], 'a bucket without values says so');
+});
+
+t.test('CSV fields: RFC 4180', async t => {
+    t.equal(csvField('plain'), 'plain');
+    t.equal(csvField('a,b'), '"a,b"');
+    t.equal(csvField('say "hi"'), '"say ""hi"""');
+    t.equal(csvField('two\nlines'), '"two\nlines"');
+    t.equal(csvField(' padded'), '" padded"');
+    t.equal(csvField(null), '');
+    t.equal(csvField(undefined), '');
+    t.equal(csvField(false), 'false');
+    t.equal(csvField(1.5), '1.5');
+    t.equal(csvField({ a: 1 }), '"{""a"":1}"');
+    t.equal(csvRecord(['x', 1, null]), 'x,1,\r\n');
+});
+
+t.test('raw rows: merged in time order; two values of one id at one time make two rows', async t => {
+    const q = seriesQuery({ ids: 'a,b', tz: 'UTC' }, '', NOW);
+    const byId = new Map([
+        ['a', [{ ts: 1, val: 1 }, { ts: 3, val: 3 }, { ts: 3, val: 4 }]],
+        ['b', [{ ts: 2, val: true }, { ts: 3, val: 'x' }]],
+    ]);
+    const wide = rawRows(q, byId, 'wide').split('\r\n').filter(Boolean).map(r => r.split(','));
+    t.same(
+        wide.map(r => [r[0], r[2], r[3]]),
+        [
+            ['1', '1', ''],
+            ['2', '', 'true'],
+            ['3', '3', 'x'],
+            ['3', '4', ''],
+        ],
+    );
+    const long = rawRows(q, byId, 'long').split('\r\n').filter(Boolean).map(r => r.split(','));
+    t.same(
+        long.map(r => [r[0], r[1], r[3]]),
+        [
+            ['a', '1', '1'],
+            ['b', '2', 'true'],
+            ['a', '3', '3'],
+            ['b', '3', 'x'],
+            ['a', '3', '4'],
+        ],
+    );
+});
+
+t.test('the request: defaults, types, CSV by Accept', async t => {
+    const q = seriesQuery({ ids: 'a, b,a,', ack: 'true', q: 'false', count: '10', ignoreNull: '0', tz: 'UTC' }, 'text/csv', NOW);
+    t.same(q.ids, ['a', 'b'], 'trimmed, without repeats');
+    t.equal(q.end, NOW);
+    t.equal(q.start, NOW - 7 * 24 * HOUR, 'a week by default');
+    t.same(q.options, { ack: true, q: false, count: 10, ignoreNull: 0 });
+    t.equal(q.format, 'csv');
+    t.equal(q.layout, 'wide');
+    const json = seriesQuery({ ids: ['a'], ack: true, period: 'day', tz: 'Europe/Berlin' }, 'application/json', NOW);
+    t.equal(json.format, 'json');
+    t.same(json.stats, ['mean'], 'statistics: the mean by default');
+    t.equal(json.zone, 'Europe/Berlin');
+    t.throws(() => seriesQuery({ ids: ['a'], format: 'xml' }, '', NOW), /format/);
+});
+
+t.test('windows of a day cover the range without gaps', async t => {
+    const list = windows(5, 5 + 2.5 * 24 * HOUR);
+    t.equal(list.length, 3);
+    t.equal(list[0][0], 5);
+    t.equal(list[1][0], list[0][1]);
+    t.equal(list[2][1], 5 + 2.5 * 24 * HOUR);
+});
+
+t.test('several ids: a failed id keeps its failure while the others answer; all failed answers as one', async t => {
+    const reader = new SeriesReader({ user: 'system.user.admin' } as never, 'history.0', {});
+    const slow = new HttpError('TIMEOUT', 'timeout: no answer from history.0 within 20000 ms');
+    let running = 0;
+    let most = 0;
+    const results = await reader.each(['a', 'b', 'c', 'd', 'e', 'f'], async id => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise(r => setTimeout(r, 5));
+        running--;
+        if (id === 'b') {
+            throw slow;
+        }
+        return [id];
+    });
+    t.same([...results.keys()], ['a', 'b', 'c', 'd', 'e', 'f'], 'in the order asked');
+    t.same(results.get('a'), ['a']);
+    t.same(results.get('b'), { error: slow.message, status: 504 });
+    t.equal(most, 4, 'four at a time');
+    await t.rejects(
+        reader.each(['a', 'b'], async () => {
+            throw slow;
+        }),
+        slow,
+        'every id failed: the request fails as the single-id route',
+    );
+    const internal = await reader.each(['a', 'b'], async id => {
+        if (id === 'a') {
+            throw new Error('secret detail');
+        }
+        return [];
+    });
+    t.same(internal.get('a'), { error: 'Internal error', status: 500 }, 'no detail of an unexpected error');
+});
