@@ -51,6 +51,8 @@ Array [
   "GET /v1/enum",
   "GET /v1/enum/:enumId",
   "POST /v1/getHistory",
+  "GET /v1/history",
+  "POST /v1/history",
   "GET /v1/getHistory/:stateId",
   "POST /v1/addHistory",
   "GET /v1/addHistory/:stateId",
