@@ -255,6 +255,8 @@ for (const key of [
 for (const key of [
     'GET /v1/getHistory/:stateId',
     'POST /v1/getHistory',
+    'GET /v1/history',
+    'POST /v1/history',
     'GET /v1/addHistory/:stateId',
     'POST /v1/addHistory',
     'GET /v1/sendto/:instance',

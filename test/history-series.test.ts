@@ -6,6 +6,7 @@
 import t from 'tap';
 import { startIobroker, type HttpAnswer, type IobFixture } from './support/iobroker';
 import { startHistory, type RealHistory } from './support/real-history';
+import { launchChromium } from './support/browser';
 
 const P = '0_userdata.0.hs';
 const NUM = `${P}.num`;
@@ -330,14 +331,71 @@ t.test('rights: an id the caller may not read refuses the request without any va
     t.ok([403, 404, 503].includes(wrongInstance.status), `another instance named: ${wrongInstance.status}`);
 });
 
+t.test('the chart page draws the seeded values, and shows the refusal of an id the user may not read', async t => {
+    const launched = await launchChromium();
+    if (!launched.browser) {
+        t.plan(0, launched.skip);
+        return;
+    }
+    const browser = launched.browser;
+    t.teardown(() => browser.close());
+    const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', err => errors.push(err.message));
+    const range = `start=${DAY}&end=${DAY + 24 * HOUR - 1}`;
+    await page.goto(`${iob.baseUrl}/api-doc/chart?ids=${NUM},${FLAG},${TEXT}&${range}`);
+    await page.waitForSelector('#message.error', { state: 'attached', timeout: 15_000 });
+    t.match(await page.innerText('#message'), /^401/, 'with auth on, the page first says who it needs');
+    t.equal(await page.getAttribute('#chart', 'data-points'), '0', 'and draws nothing');
+    await page.fill('input[name=user]', VIEWER.user);
+    await page.fill('input[name=password]', VIEWER.pass);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#chart canvas', { state: 'attached', timeout: 15_000 });
+    t.equal(await page.getAttribute('#chart', 'data-points'), String(96 + 24), `every number and boolean drawn, text cannot be (${await page.innerText('#message')})`);
+    t.equal(await page.locator('#chart canvas').count(), 1, 'one chart');
+    const legend = await page.locator('.u-legend').innerText();
+    t.match(legend, NUM);
+    t.match(legend, FLAG);
+    // as text: this file is compiled without the DOM's types
+    const inked = await page.evaluate<number>(`(() => {
+        const canvas = document.querySelector('#chart canvas');
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0;
+        for (let i = 3; i < pixels.length; i += 4) {
+            count += pixels[i] > 0 ? 1 : 0;
+        }
+        return count;
+    })()`);
+    t.ok(inked > 1000, `lines are drawn (${inked} pixels)`);
+    t.equal(await page.inputValue('input[name=ids]'), `${NUM},${FLAG},${TEXT}`, 'the ids from the URL');
+    t.equal(await page.inputValue('input[name=start]'), String(DAY), 'the range from the URL');
+
+    await page.fill('input[name=ids]', HIDDEN);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#message.error', { state: 'attached', timeout: 15_000 });
+    t.match(await page.innerText('#message'), /^403: permissionError/, 'the refusal is shown');
+    t.notMatch(await page.content(), /4242/, 'and no value');
+    t.equal(await page.getAttribute('#chart', 'data-points'), '0');
+    t.match(page.url(), new RegExp(`ids=${HIDDEN.replace(/\./g, '\\.')}&start=${DAY}`), 'the URL follows, so the chart can be bookmarked');
+    t.same(errors, [], 'no script error');
+
+    await page.fill('input[name=password]', 'wrong');
+    await page.fill('input[name=ids]', NUM);
+    await page.click('button[type=submit]');
+    await page.waitForFunction('document.getElementById("message").textContent.startsWith("401")', undefined, { timeout: 15_000 });
+    t.equal(await page.getAttribute('#chart', 'data-points'), '0', 'a wrong password draws nothing');
+    await context.close();
+});
+
 t.test('a stalled history instance: 504; a stopped one: 503, as the single-id route', async t => {
     history.proc.kill('SIGSTOP');
     try {
-        const stalled = await get(`/v1/history?ids=${NUM},${FLAG}&${dayQuery}`);
+        // at the same time: once stalled longer than its alive state lives, the instance counts as stopped (503)
+        const [stalled, single] = await Promise.all([get(`/v1/history?ids=${NUM},${FLAG}&${dayQuery}`), get(`/v1/getHistory/${NUM}?start=${DAY}&end=${DAY + HOUR}`)]);
         t.equal(stalled.status, 504, stalled.text);
         t.match(stalled.json.error, /timeout/);
-        const single = await get(`/v1/getHistory/${NUM}?start=${DAY}&end=${DAY + HOUR}`);
-        t.equal(single.status, 504, 'the single-id route says the same');
+        t.equal(single.status, 504, `the single-id route says the same: ${single.status} ${single.text}`);
     } finally {
         history.proc.kill('SIGCONT');
     }

@@ -16,22 +16,30 @@ type Column = unknown[] | Failure;
 /** JSON: `{ "<id>": [{ts, val, ...}] }`, a failed id `{error, status}` in place of its values. */
 async function rawValues(reader: SeriesReader, q: SeriesQuery): Promise<Map<string, Point[] | Failure>> {
     // raw values only: for an aggregate, count is its number of intervals (the instance's default: 500)
-    const raw = q.options.aggregate === undefined || q.options.aggregate === 'none' || q.options.aggregate === 'onchange';
+    const raw =
+        q.options.aggregate === undefined || q.options.aggregate === 'none' || q.options.aggregate === 'onchange';
     const capped = raw && q.options.count === undefined && q.options.limit === undefined;
     return reader.each(q.ids, async id => {
         // the history instance cuts at its own limit (2,000) without saying so: ask for the bound and say when it is reached
         const points = await reader.read(id, q.start, q.end, capped ? { count: MAX_POINTS, limit: MAX_POINTS } : {});
         if (capped && points.length >= MAX_POINTS) {
-            throw new HttpError('INVALID_PARAMS', `${id} has more than ${MAX_POINTS.toLocaleString('en')} values per id in the range: narrow it, use an aggregate, or ask for CSV`, {
-                context: { id, limit: MAX_POINTS },
-            });
+            throw new HttpError(
+                'INVALID_PARAMS',
+                `${id} has more than ${MAX_POINTS.toLocaleString('en')} values per id in the range: narrow it, use an aggregate, or ask for CSV`,
+                {
+                    context: { id, limit: MAX_POINTS },
+                },
+            );
         }
         return points;
     });
 }
 
 /** One axis of `step`s from start, each id's aggregate in its step's column, null where it has none. */
-async function alignedSteps(reader: SeriesReader, q: SeriesQuery): Promise<{ ts: number[]; columns: Map<string, Column> }> {
+async function alignedSteps(
+    reader: SeriesReader,
+    q: SeriesQuery,
+): Promise<{ ts: number[]; columns: Map<string, Column> }> {
     const step = q.options.step as number;
     const steps = Math.max(1, Math.ceil((q.end - q.start) / step));
     const ts = Array.from({ length: steps }, (_, i) => q.start + i * step);
@@ -70,7 +78,10 @@ async function statistics(reader: SeriesReader, q: SeriesQuery): Promise<Map<str
 /** Column names of statistics: the id alone for one statistic, `<id>:<stat>` for several. */
 const statColumn = (q: SeriesQuery, id: string, stat: string): string => (q.stats.length === 1 ? id : `${id}:${stat}`);
 
-function alignedStatistics(q: SeriesQuery, byId: Map<string, BucketRow[] | Failure>): { ts: number[]; columns: Map<string, Column> } {
+function alignedStatistics(
+    q: SeriesQuery,
+    byId: Map<string, BucketRow[] | Failure>,
+): { ts: number[]; columns: Map<string, Column> } {
     const rows = [...byId.values()].find((r): r is BucketRow[] => !isFailure(r)) ?? [];
     const columns = new Map<string, Column>();
     for (const [id, result] of byId) {
@@ -151,7 +162,12 @@ function header(q: SeriesQuery, columns: string[]): string {
 
 const ROWS_PER_CHUNK = 1000;
 
-async function* rawCsv(reader: SeriesReader, q: SeriesQuery, first: Map<string, Point[] | Failure>, rest: Array<[number, number]>): AsyncGenerator<string> {
+async function* rawCsv(
+    reader: SeriesReader,
+    q: SeriesQuery,
+    first: Map<string, Point[] | Failure>,
+    rest: Array<[number, number]>,
+): AsyncGenerator<string> {
     const live = q.ids.filter(id => !isFailure(first.get(id)));
     yield header(q, q.ids) + rawRows(q, first as Map<string, Point[]>, q.layout);
     for (const [from, to] of rest) {
@@ -230,7 +246,10 @@ export async function csvAnswer(reader: SeriesReader, q: SeriesQuery): Promise<C
     }
     if (q.align) {
         const { ts, columns } = await alignedSteps(reader, q);
-        return { failures: failuresOf(columns), chunks: q.layout === 'long' ? longTableCsv(q, ts, columns) : tableCsv(q, ts, columns) };
+        return {
+            failures: failuresOf(columns),
+            chunks: q.layout === 'long' ? longTableCsv(q, ts, columns) : tableCsv(q, ts, columns),
+        };
     }
     if (q.options.aggregate !== undefined && q.options.aggregate !== 'none') {
         // an aggregate over the range comes in one answer per id, bounded by its count

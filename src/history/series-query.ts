@@ -18,7 +18,19 @@ export const MAX_POINTS = 100_000;
 export const MAX_RANGE_MS = 10 * 366 * 24 * 3600 * 1000;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 
-export const SERIES_AGGREGATES = ['none', 'onchange', 'minmax', 'min', 'max', 'average', 'total', 'count', 'percentile', 'quantile', 'integral'] as const;
+export const SERIES_AGGREGATES = [
+    'none',
+    'onchange',
+    'minmax',
+    'min',
+    'max',
+    'average',
+    'total',
+    'count',
+    'percentile',
+    'quantile',
+    'integral',
+] as const;
 /** Aggregates that give one value per step, so that a step lines up with the other ids' steps. */
 const ONE_PER_STEP = new Set(['min', 'max', 'average', 'total', 'count', 'percentile', 'quantile', 'integral']);
 
@@ -60,11 +72,20 @@ const given = (value: unknown): boolean => value !== undefined && value !== null
 
 /** A list as text (`a,b`) or an array; empty parts dropped. */
 function listOf(value: unknown): string[] {
-    const parts = Array.isArray(value) ? value.map(v => (typeof v === 'string' ? v : '')) : typeof value === 'string' ? value.split(',') : [];
+    const parts = Array.isArray(value)
+        ? value.map(v => (typeof v === 'string' ? v : ''))
+        : typeof value === 'string'
+          ? value.split(',')
+          : [];
     return parts.map(part => part.trim()).filter(Boolean);
 }
 
-function oneOf<T extends string>(raw: unknown, name: string, allowed: readonly T[], problems: ParamProblem[]): T | undefined {
+function oneOf<T extends string>(
+    raw: unknown,
+    name: string,
+    allowed: readonly T[],
+    problems: ParamProblem[],
+): T | undefined {
     if (!given(raw)) {
         return undefined;
     }
@@ -140,7 +161,9 @@ export function seriesQuery(raw: Record<string, unknown>, accept = '', now = Dat
     if (start > end) {
         problems.push({ param: 'start', problem: 'must not be after end' });
     } else if (end - start > MAX_RANGE_MS) {
-        problems.push(bound('end', 'days from start to end', Math.ceil((end - start) / 86_400_000), MAX_RANGE_MS / 86_400_000));
+        problems.push(
+            bound('end', 'days from start to end', Math.ceil((end - start) / 86_400_000), MAX_RANGE_MS / 86_400_000),
+        );
     }
     const options = passedOptions(raw, problems);
     const aggregate = oneOf(raw.aggregate, 'aggregate', SERIES_AGGREGATES, problems);
@@ -157,12 +180,18 @@ export function seriesQuery(raw: Record<string, unknown>, accept = '', now = Dat
         problems.push({ param: 'stat', problem: 'needs period (hour, day, week or month)' });
     }
     if (period && aggregate && aggregate !== 'none') {
-        problems.push({ param: 'aggregate', problem: 'statistics are computed from the raw values: leave aggregate out with period' });
+        problems.push({
+            param: 'aggregate',
+            problem: 'statistics are computed from the raw values: leave aggregate out with period',
+        });
     }
     const align = isTrueFlag(raw.align);
     const step = options.step as number | undefined;
     if (align && !period && !(aggregate && ONE_PER_STEP.has(aggregate) && step)) {
-        problems.push({ param: 'align', problem: `needs step with an aggregate giving one value per step (${[...ONE_PER_STEP].join(', ')}), or period` });
+        problems.push({
+            param: 'align',
+            problem: `needs step with an aggregate giving one value per step (${[...ONE_PER_STEP].join(', ')}), or period`,
+        });
     }
     if (align && step && !period && (end - start) / step > MAX_POINTS) {
         problems.push(bound('step', 'steps per id', Math.ceil((end - start) / step), MAX_POINTS));
@@ -188,5 +217,17 @@ export function seriesQuery(raw: Record<string, unknown>, accept = '', now = Dat
     if (problems.length) {
         throw paramsError(problems, ['ids']);
     }
-    return { ids, start, end, options, instance: given(raw.instance) ? String(raw.instance) : undefined, align, format, layout, period, stats, zone: zone!, };
+    return {
+        ids,
+        start,
+        end,
+        options,
+        instance: given(raw.instance) ? String(raw.instance) : undefined,
+        align,
+        format,
+        layout,
+        period,
+        stats,
+        zone: zone!,
+    };
 }

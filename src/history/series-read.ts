@@ -48,16 +48,36 @@ export class SeriesReader {
     ) {}
 
     /** One getHistory call; the values with a time, in the order the instance gave them. */
-    async read(id: string, start: number | undefined, end: number, extra: Record<string, unknown> = {}): Promise<Point[]> {
-        const options = { aggregate: 'none', ...this.options, ...extra, end, instance: this.instance, user: this.ctx.user, ...(start === undefined ? {} : { start }) };
-        const answer = (await sendToInstance(this.ctx, this.instance, 'getHistory', { id, options }, HISTORY_TIMEOUT_MS, { id })) as
-            | { result?: unknown; error?: unknown }
-            | undefined;
+    async read(
+        id: string,
+        start: number | undefined,
+        end: number,
+        extra: Record<string, unknown> = {},
+    ): Promise<Point[]> {
+        const options = {
+            aggregate: 'none',
+            ...this.options,
+            ...extra,
+            end,
+            instance: this.instance,
+            user: this.ctx.user,
+            ...(start === undefined ? {} : { start }),
+        };
+        const answer = (await sendToInstance(
+            this.ctx,
+            this.instance,
+            'getHistory',
+            { id, options },
+            HISTORY_TIMEOUT_MS,
+            { id },
+        )) as { result?: unknown; error?: unknown } | undefined;
         if (answer?.error) {
             throw new HttpError('BAD_GATEWAY', String(answer.error), { context: { id } });
         }
         const result = Array.isArray(answer?.result) ? answer.result : [];
-        return result.filter((p): p is Point => typeof p === 'object' && p !== null && typeof (p as Point).ts === 'number');
+        return result.filter(
+            (p): p is Point => typeof p === 'object' && p !== null && typeof (p as Point).ts === 'number',
+        );
     }
 
     /**
@@ -67,14 +87,14 @@ export class SeriesReader {
     async each<T>(ids: string[], task: (id: string) => Promise<T>): Promise<Map<string, T | Failure>> {
         const results = new Map<string, T | Failure>();
         let next = 0;
-        let firstError: unknown;
+        let firstError: Error | undefined;
         const worker = async (): Promise<void> => {
             while (next < ids.length) {
                 const id = ids[next++];
                 try {
                     results.set(id, await task(id));
                 } catch (err) {
-                    firstError ??= err;
+                    firstError ??= err instanceof Error ? err : new Error(String(err));
                     results.set(id, failureOf(err));
                 }
             }
@@ -88,7 +108,13 @@ export class SeriesReader {
 
     /** The raw values of `id` in [from, to), oldest first, in as many calls as it takes to get them whole. */
     async rawRange(id: string, from: number, to: number): Promise<Point[]> {
-        const points = await this.read(id, from, to - 1, { aggregate: 'none', count: PAGE, limit: PAGE, removeBorderValues: true, returnNewestEntries: false });
+        const points = await this.read(id, from, to - 1, {
+            aggregate: 'none',
+            count: PAGE,
+            limit: PAGE,
+            removeBorderValues: true,
+            returnNewestEntries: false,
+        });
         if (points.length >= PAGE && to - from > MIN_WINDOW_MS) {
             const middle = from + Math.floor((to - from) / 2);
             return [...(await this.rawRange(id, from, middle)), ...(await this.rawRange(id, middle, to))];

@@ -7,15 +7,21 @@ import { Reply } from './send';
 export const PACKAGE_ROOT = join(__dirname, '..', '..', '..');
 export const DOCS_PAGE_DIR = join(PACKAGE_ROOT, 'docs-page');
 export const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
+/** uPlot's built files, for the history chart next to the docs page. */
+export const UPLOT_DIR = join(dirname(require.resolve('uplot/package.json')), 'dist');
 
 const versionOf = (dir: string): string =>
     (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
- * The version in the path of the docs page's assets: ours (docs-page/) and swagger-ui-dist's. An
+ * The version in the path of the docs page's assets: ours (docs-page/), swagger-ui-dist's and uPlot's. An
  * asset under it never changes, so browsers keep it for a year and ask again only after an update.
  */
-export const ASSET_VERSION = `${versionOf(PACKAGE_ROOT)}-${versionOf(SWAGGER_UI_DIR)}`.replace(/[^\w.-]/g, '_');
+export const ASSET_VERSION =
+    `${versionOf(PACKAGE_ROOT)}-${versionOf(SWAGGER_UI_DIR)}-${versionOf(join(UPLOT_DIR, '..'))}`.replace(
+        /[^\w.-]/g,
+        '_',
+    );
 
 const TYPES: Record<string, string> = {
     '.html': 'text/html; charset=utf-8',

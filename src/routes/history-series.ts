@@ -21,13 +21,19 @@ const SENDTO = { type: 'other', operation: 'sendto' } as const;
 const text = (description: string): TSchema => Type.Optional(Type.String({ description }));
 const number = (description: string): TSchema => Type.Optional(Type.Number({ minimum: 0, description }));
 const flag = (description: string): TSchema => Type.Optional(Type.Boolean({ description }));
-const TIME = 'ms since 1970, ISO 8601 (without an offset: in tz) or relative: now, -24h, -7d, now-30m (units s, m, h, d, w)';
+const TIME =
+    'ms since 1970, ISO 8601 (without an offset: in tz) or relative: now, -24h, -7d, now-30m (units s, m, h, d, w)';
 
 /** The parameters of both routes: query text for GET, the same names in a JSON body for POST. */
 const FIELDS = {
     start: text(`Start: ${TIME}. Default: a week before end`),
     end: text(`End: ${TIME}. Default: now`),
-    aggregate: Type.Optional(Type.Union(SERIES_AGGREGATES.map(a => Type.Literal(a)), { description: 'Aggregation by the history instance (default none)' })),
+    aggregate: Type.Optional(
+        Type.Union(
+            SERIES_AGGREGATES.map(a => Type.Literal(a)),
+            { description: 'Aggregation by the history instance (default none)' },
+        ),
+    ),
     step: number('Interval in ms of an aggregate'),
     count: number(`Values per id (at most ${MAX_POINTS})`),
     limit: number(`Largest number of values per id (at most ${MAX_POINTS})`),
@@ -35,25 +41,51 @@ const FIELDS = {
     percentile: number('0-100, for aggregate=percentile'),
     quantile: number('0-1, for aggregate=quantile'),
     integralUnit: number('Seconds, for aggregate=integral'),
-    integralInterpolation: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('linear')], { description: 'For aggregate=integral' })),
+    integralInterpolation: Type.Optional(
+        Type.Union([Type.Literal('none'), Type.Literal('linear')], { description: 'For aggregate=integral' }),
+    ),
     ack: flag('Add the ack field'),
     q: flag('Add the q field'),
     from: flag('Add the from field'),
     addId: flag('Add the id field'),
-    ignoreNull: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('0')], { description: 'Leave out null values (true), or replace them by 0' })),
+    ignoreNull: Type.Optional(
+        Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('0')], {
+            description: 'Leave out null values (true), or replace them by 0',
+        }),
+    ),
     removeBorderValues: flag('Leave out the values just outside start and end'),
     returnNewestEntries: flag('With count: the newest values'),
     instance: text('History instance (default: the configured dataSource, else the system default)'),
-    align: flag('One time axis `ts` (the start of each step or period) with a column per id, null where an id has no value'),
-    period: Type.Optional(Type.Union(PERIODS.map(p => Type.Literal(p)), { description: 'Statistics per calendar hour, day, week (from Monday) or month of tz' })),
-    stat: text(`With period: one or more of ${STATS.join(', ')} (default mean). change: what a meter counted, a counter restart handled`),
-    tz: text('Time zone of period, of times without an offset and of the iso column (default: this system\'s)'),
-    format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv: as Accept: text/csv does' })),
-    layout: Type.Optional(Type.Union([Type.Literal('wide'), Type.Literal('long')], { description: 'CSV: wide (ts,iso,<id>...) or long (id,ts,iso,val)' })),
+    align: flag(
+        'One time axis `ts` (the start of each step or period) with a column per id, null where an id has no value',
+    ),
+    period: Type.Optional(
+        Type.Union(
+            PERIODS.map(p => Type.Literal(p)),
+            { description: 'Statistics per calendar hour, day, week (from Monday) or month of tz' },
+        ),
+    ),
+    stat: text(
+        `With period: one or more of ${STATS.join(', ')} (default mean). change: what a meter counted, a counter restart handled`,
+    ),
+    tz: text("Time zone of period, of times without an offset and of the iso column (default: this system's)"),
+    format: Type.Optional(
+        Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv: as Accept: text/csv does' }),
+    ),
+    layout: Type.Optional(
+        Type.Union([Type.Literal('wide'), Type.Literal('long')], {
+            description: 'CSV: wide (ts,iso,<id>...) or long (id,ts,iso,val)',
+        }),
+    ),
 };
 
-const POINTS = Type.Array(FreeObject, { description: 'The values of one id: {ts, val, ...}; booleans and strings keep their type' });
-const FAILURE = Type.Object({ error: Type.String(), status: Type.Integer() }, { description: 'This id failed while others answered: what the single-id route would have said' });
+const POINTS = Type.Array(FreeObject, {
+    description: 'The values of one id: {ts, val, ...}; booleans and strings keep their type',
+});
+const FAILURE = Type.Object(
+    { error: Type.String(), status: Type.Integer() },
+    { description: 'This id failed while others answered: what the single-id route would have said' },
+);
 const JSON_ANSWER = Type.Record(Type.String(), Type.Union([POINTS, Type.Array(Type.Unknown()), FAILURE]), {
     description: 'Per id its values, or with align `ts` and a column per id; statistics rows {ts, end, mean, ...}',
 });
@@ -98,7 +130,12 @@ async function pump(out: StreamWriter, answer: CsvAnswer): Promise<void> {
     }
 }
 
-async function answer(raw: Record<string, unknown>, accept: string | undefined, ctx: RequestContext, gone: () => AbortSignal): Promise<unknown> {
+async function answer(
+    raw: Record<string, unknown>,
+    accept: string | undefined,
+    ctx: RequestContext,
+    gone: () => AbortSignal,
+): Promise<unknown> {
     const q = seriesQuery(raw, accept);
     for (const id of q.ids) {
         // every id before anything is read: a refused one leaks no value of the others either
@@ -130,7 +167,10 @@ export const historySeriesRoute = defineRoute({
     waits: true,
     responses: RESPONSES,
     errors: [404, 502, 504],
-    query: Type.Object({ ids: Type.String({ description: `State ids, comma-separated (at most ${MAX_IDS})` }), ...FIELDS }),
+    query: Type.Object({
+        ids: Type.String({ description: `State ids, comma-separated (at most ${MAX_IDS})` }),
+        ...FIELDS,
+    }),
     handler: ({ input, headers, goneSignal }, ctx) => answer(input, headers.accept, ctx, goneSignal!),
 });
 
@@ -147,9 +187,16 @@ export const postHistorySeriesRoute = defineRoute({
     errors: [404, 502, 504],
     body: 'json',
     requestBody: Type.Object({
-        ids: Type.Union([Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }), Type.String({ minLength: 1 })], { description: 'State ids' }),
+        ids: Type.Union([Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }), Type.String({ minLength: 1 })], {
+            description: 'State ids',
+        }),
         ...FIELDS,
-        ignoreNull: Type.Optional(Type.Union([Type.Boolean(), Type.Literal(0)], { description: 'Leave out null values (true), or replace them by 0' })),
+        ignoreNull: Type.Optional(
+            Type.Union([Type.Boolean(), Type.Literal(0)], {
+                description: 'Leave out null values (true), or replace them by 0',
+            }),
+        ),
     }),
-    handler: ({ body, headers, goneSignal }, ctx) => answer(body as Record<string, unknown>, headers.accept, ctx, goneSignal!),
+    handler: ({ body, headers, goneSignal }, ctx) =>
+        answer(body as Record<string, unknown>, headers.accept, ctx, goneSignal!),
 });

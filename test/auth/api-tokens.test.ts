@@ -259,6 +259,10 @@ t.test('history: an id outside the read patterns is refused before anything is a
     t.equal(res.status, 403);
     res = await as(token, `/v1/addHistory/${OUT}.a?val=1`);
     t.equal(res.status, 403, 'storing needs the write patterns');
+    res = await as(token, `/v1/history?ids=${IN}.a,${OUT}.a`);
+    t.same([res.status, res.json.error], [403, 'permissionError'], 'several ids: one outside refuses them all');
+    res = await as(token, '/v1/history', { method: 'POST', body: { ids: [IN + '.a', OUT + '.a'], format: 'csv' } });
+    t.equal(res.status, 403, 'as CSV too');
 });
 
 t.test('long polling, URL hooks and event streams deliver only what the scope may read', async t => {

@@ -9,6 +9,7 @@ exports[`build/test/unit/openapi.test.js > TAP > the route table: commands are s
 Array [
   "GET /",
   "GET /api-doc/",
+  "GET /api-doc/chart",
   "GET /api-doc/:file",
   "GET /api-doc/static/:version/:file",
   "GET /api-docs/openapi.json",
