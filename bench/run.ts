@@ -19,6 +19,7 @@ import { measureSerializers } from './serialize';
 import { measureSharing } from './sharing';
 import { pollingRounds, type RoundFigures } from './polling-rounds';
 import { measureScaling } from './scaling';
+import { measureHistoryExport } from './history-export';
 import { measureCompare, startRelease } from './compare';
 import { DEFAULT_COMPARE_VERSION, parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
@@ -191,6 +192,10 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
         // on request only: tens of thousands of connections per target, beside the release (4.0.2 unless --compare names one)
         const version = compare ?? DEFAULT_COMPARE_VERSION;
         result.scaling = await measureScaling(rt, { polls: options.scalePolls, streams: options.scaleStreams, rounds: rounds ?? 3, version, releaseCache: options.releaseCache });
+    }
+    if (only === 'history') {
+        // on request only: a year of minute values of ten ids exported as CSV from the real history adapter
+        result.historyExport = await measureHistoryExport(rt);
     }
     if (only === 'sharing') {
         // on request only: it starts two Redis clusters of its own

@@ -42,7 +42,33 @@ export function systemZone(): string {
     return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
-/** `ts` as ISO 8601 with the offset of `zone` (what a spreadsheet or Grafana shows as local time). */
+/** Zones change their offset only at a quarter hour (UTC): one offset holds for a quarter hour. */
+const QUARTER_MS = 15 * 60_000;
+const offsets = new Map<string, { from: number; minutes: number }>();
+
+/** The offset of `zone` at `ts` in minutes, asked of the time zone data once per zone and quarter hour. */
+function offsetMinutes(ts: number, zone: string): number {
+    const from = ts - (((ts % QUARTER_MS) + QUARTER_MS) % QUARTER_MS);
+    let known = offsets.get(zone);
+    if (known?.from !== from) {
+        known = { from, minutes: DateTime.fromMillis(from, { zone }).offset };
+        offsets.set(zone, known);
+    }
+    return known.minutes;
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/**
+ * `ts` as ISO 8601 with the offset of `zone` (what a spreadsheet or Grafana shows as local time), `Z`
+ * for UTC. A CSV export writes one per row: the zone's offset is looked up once per quarter hour.
+ */
 export function isoIn(ts: number, zone: string): string {
-    return DateTime.fromMillis(ts, { zone }).toISO() ?? new Date(ts).toISOString();
+    const minutes = offsetMinutes(ts, zone);
+    const local = new Date(ts + minutes * 60_000).toISOString().slice(0, -1);
+    if (zone === 'UTC') {
+        return `${local}Z`;
+    }
+    const size = Math.abs(minutes);
+    return `${local}${minutes < 0 ? '-' : '+'}${two(Math.floor(size / 60))}:${two(size % 60)}`;
 }

@@ -23,8 +23,9 @@ const STREAM_DESCRIPTION = [
     'A text/event-stream. Each change is one event `id: <n>` with one JSON line `data:`, shown by the schema:',
     '{"id","state"} for states, {"id","obj"} for objects, the bodies of long polling.',
     'Ids are `<origin>.<n>.<time>`: n increases per stream. Reconnect with `Last-Event-ID` (or `lastEventId`) to get what was missed:',
-    'exactly, from the instance that issued the id; on another instance or after a restart an `overflow` event first, then the current',
-    'values changed since the time in the id.',
+    'exactly, on this or another instance on the same database and after a restart, from a log kept in the states database',
+    '(per stream the newest 64 KB and 10 minutes). Beyond that log, or for events the caller may no longer read, an `overflow`',
+    'event first, then the current values changed since the time in the id.',
     '`: ping` comments keep proxies from closing the stream.',
 ].join(' ');
 

@@ -97,6 +97,7 @@ const DESCRIPTION = [
     'JSON by default; with align=true one time axis and a column per id; with period calendar statistics;',
     'with Accept: text/csv or format=csv a CSV file, written while it is read.',
     'Ids that failed while others answered: in place of their values in JSON, in the X-History-Errors header in CSV.',
+    'A chart of these values: /api-doc/chart?ids=<ids>&start=-24h.',
 ].join(' ');
 
 const RESPONSES = {

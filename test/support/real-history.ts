@@ -4,6 +4,7 @@
  * io-package.json, then `node build/main.js` with the data dir, where it stores its files.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Storage } from '../../scripts/embedded-storage';
 import { stopProcess } from '../../scripts/stop-process';
@@ -13,6 +14,8 @@ const HISTORY_DIR = dirname(require.resolve('iobroker.history/package.json'));
 
 export interface RealHistory {
     proc: ChildProcess;
+    /** Its RSS in MB (Linux). */
+    rss(): number;
     output(): string;
     stop(): Promise<void>;
 }
@@ -21,14 +24,14 @@ async function alive(storage: Storage): Promise<boolean> {
     return (await storage.states.getStateAsync('system.adapter.history.0.alive'))?.val === true;
 }
 
-/** history.0 with its defaults, started and alive. */
-export async function startHistory(storage: Storage): Promise<RealHistory> {
-    await writeRegistryInstance(storage, 'history', {});
+/** history.0 with its defaults (`native` over them), started and alive; `env` adds to its environment (e.g. TZ). */
+export async function startHistory(storage: Storage, native: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<RealHistory> {
+    await writeRegistryInstance(storage, 'history', native);
     // a history killed before left its alive flag, and the wait below would pass at once
     await storage.states.setStateAsync('system.adapter.history.0.alive', { val: false, ack: true });
     const proc = spawn(process.execPath, ['--require', join(__dirname, 'exit-with-parent.js'), join(HISTORY_DIR, 'build', 'main.js')], {
         cwd: HISTORY_DIR,
-        env: { ...process.env, IOBROKER_DATA_DIR: storage.dataDir },
+        env: { ...process.env, ...env, IOBROKER_DATA_DIR: storage.dataDir },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -44,6 +47,7 @@ export async function startHistory(storage: Storage): Promise<RealHistory> {
     }
     return {
         proc,
+        rss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
         output: () => output,
         stop: async () => {
             await stopProcess(proc);

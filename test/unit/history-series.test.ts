@@ -2,6 +2,7 @@
  * The pure parts of /v1/history: times, calendar buckets, statistics, CSV fields, the request's
  * checks, and how several ids are read when some of them fail.
  */
+import { DateTime } from 'luxon';
 import t from 'tap';
 import { HttpError } from '../../src/http/http-error';
 import { bucketStarts } from '../../src/history/calendar';
@@ -35,6 +36,21 @@ t.test('times: ms, ISO 8601 in the zone when it names no offset, relative to one
     t.type(parseTime(Number.NaN, NOW, 'UTC'), 'object');
     t.type(parseTime(-5, NOW, 'UTC'), 'object', 'no time before 1970');
     t.equal(isoIn(Date.UTC(2026, 6, 1), 'Europe/Berlin'), '2026-07-01T02:00:00.000+02:00');
+    t.equal(isoIn(Date.UTC(2026, 6, 1), 'UTC'), '2026-07-01T00:00:00.000Z');
+    t.equal(isoIn(Date.UTC(2026, 6, 1), 'America/St_Johns'), '2026-06-30T21:30:00.000-02:30');
+    t.equal(isoIn(Date.UTC(2026, 0, 1), 'Asia/Kathmandu'), '2026-01-01T05:45:00.000+05:45');
+    t.equal(isoIn(Date.UTC(2026, 0, 1), 'Europe/London'), '2026-01-01T00:00:00.000+00:00');
+    // each minute across both changes of 2026 in Berlin, against the time zone data itself
+    for (const day of [Date.UTC(2026, 2, 29), Date.UTC(2026, 9, 25)]) {
+        for (let ts = day - 3 * HOUR; ts < day + 6 * HOUR; ts += 60_000) {
+            const expected = DateTime.fromMillis(ts, { zone: 'Europe/Berlin' }).toISO();
+            if (isoIn(ts, 'Europe/Berlin') !== expected) {
+                t.fail(`${ts}: ${isoIn(ts, 'Europe/Berlin')} is not ${expected}`);
+            }
+        }
+    }
+    t.equal(isoIn(Date.UTC(2026, 9, 25, 0, 59), 'Europe/Berlin'), '2026-10-25T02:59:00.000+02:00', 'the last minute of summer time');
+    t.equal(isoIn(Date.UTC(2026, 9, 25, 1), 'Europe/Berlin'), '2026-10-25T02:00:00.000+01:00', 'the hour again, in winter time');
 });
 
 t.test('calendar buckets: days of 23 and 25 hours, weeks from Monday, months', async t => {
