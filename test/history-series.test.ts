@@ -331,6 +331,37 @@ t.test('rights: an id the caller may not read refuses the request without any va
     t.ok([403, 404, 503].includes(wrongInstance.status), `another instance named: ${wrongInstance.status}`);
 });
 
+t.test('review: no wildcard, no id without its object, no instance that keeps no history, no formula in CSV', async t => {
+    const wildcard = await get(`/v1/history?ids=*&addId=true&${dayQuery}`, VIEWER);
+    t.equal(wildcard.status, 422, wildcard.text);
+    t.notMatch(wildcard.text, /4242/);
+    t.equal((await get(`/v1/history?ids=${P}.*&${dayQuery}`)).status, 422, 'for the administrator too');
+    t.equal((await get(`/v1/getHistory/*?start=${DAY}`, VIEWER)).status, 422, 'the single-id route too');
+    const message = await post('/v1/sendto/history.0', { message: 'getHistory', data: { id: '*', options: { start: DAY, addId: true } } }, VIEWER);
+    t.equal(message.status, 422, 'and a getHistory message');
+    t.notMatch(message.text, /4242/);
+    const noObject = await get(`/v1/history?ids=${P}.nothing&${dayQuery}`, VIEWER);
+    t.equal(noObject.status, 403, 'an id without an object: the history adapter would still read files of that name');
+    t.equal((await get(`/v1/getHistory/${P}.nothing?start=${DAY}`, VIEWER)).status, 403);
+    t.equal((await get(`/v1/history?ids=${P}.nothing&${dayQuery}`)).status, 200, 'the administrator may');
+    const long = await get(`/v1/history?ids=${P}.${'x'.repeat(600)}`, VIEWER);
+    t.equal(long.status, 422, 'an id longer than any state id');
+    // a running instance that keeps no history (this adapter's own) gets no getHistory message
+    const notHistory = await get(`/v1/history?ids=${NUM}&instance=rest-api.0&${dayQuery}`);
+    t.equal(notHistory.status, 422, notHistory.text);
+    t.match(notHistory.json.error, /rest-api\.0 keeps no history/);
+    const far = await get(`/v1/history?ids=${NUM}&format=csv&start=1208925819614629174706176&end=1208925819614629443141632`);
+    t.equal(far.status, 422, 'times beyond the year 9999');
+    const lordHowe = await get(`/v1/history?ids=${NUM}&period=hour&tz=Australia/Lord_Howe&start=2015-04-04T00:00&end=2015-04-06T00:00`);
+    t.equal(lordHowe.status, 200, 'hours of a zone that turns back half an hour');
+    await iob.createState(`${P}.formula`, { type: 'string' }, '');
+    await store(`${P}.formula`, [{ ts: DAY, val: '=HYPERLINK("http://example.invalid","open")' }]);
+    const csv = await get(`/v1/history?ids=${P}.formula&${dayQuery}&format=csv`);
+    t.equal(parseCsv(csv.text)[1][2], '\'=HYPERLINK("http://example.invalid","open")', 'a formula stays text in a spreadsheet');
+    const json = await get(`/v1/history?ids=${P}.formula&${dayQuery}`);
+    t.equal(json.json[`${P}.formula`][0].val, '=HYPERLINK("http://example.invalid","open")', 'JSON keeps the value as stored');
+});
+
 t.test('the chart page draws the seeded values, and shows the refusal of an id the user may not read', async t => {
     const launched = await launchChromium();
     if (!launched.browser) {
@@ -392,7 +423,16 @@ t.test('a stalled history instance: 504; a stopped one: 503, as the single-id ro
     history.proc.kill('SIGSTOP');
     try {
         // at the same time: once stalled longer than its alive state lives, the instance counts as stopped (503)
-        const [stalled, single] = await Promise.all([get(`/v1/history?ids=${NUM},${FLAG}&${dayQuery}`), get(`/v1/getHistory/${NUM}?start=${DAY}&end=${DAY + HOUR}`)]);
+        const requests = Promise.all([
+            get(`/v1/history?ids=${NUM},${FLAG}&${dayQuery}`),
+            get(`/v1/getHistory/${NUM}?start=${DAY}&end=${DAY + HOUR}`),
+            get(`/v1/history?ids=${TEXT}&${dayQuery}`),
+        ]);
+        await new Promise(r => setTimeout(r, 500));
+        const third = await get(`/v1/history?ids=${NUM}&${dayQuery}`);
+        t.equal(third.status, 429, `a third history request of the same user while two wait: ${third.text}`);
+        t.equal((await get(`/v1/history?ids=${NUM}&${dayQuery}`, VIEWER)).status === 429, false, 'another user is not held up by the count');
+        const [stalled, single] = await requests;
         t.equal(stalled.status, 504, stalled.text);
         t.match(stalled.json.error, /timeout/);
         t.equal(single.status, 504, `the single-id route says the same: ${single.status} ${single.text}`);

@@ -167,6 +167,42 @@ export async function assertMayWriteState(ctx: ReadCaller, id: string): Promise<
     }
 }
 
+/** Longest id a history read takes: ids name files of the history instance. */
+export const MAX_HISTORY_ID_LENGTH = 512;
+/** A wildcard makes the history adapter read every state's history; control characters name no state. */
+// eslint-disable-next-line no-control-regex -- control characters are what it refuses
+const NOT_A_HISTORY_ID = /[*?\u0000-\u001f]/;
+
+/**
+ * Throws unless the caller may read the stored history of the state `id`: 422 for a wildcard or an
+ * id too long to be one; then, for callers with limits, 403 unless `id` is a state object they may
+ * read. The history adapters look up ids that have no object too, and file names that several ids
+ * share (`a:b` and `a|b` name one file), so an id without an object is no way around the rights.
+ */
+export async function assertMayReadHistory(ctx: ReadCaller, id: string): Promise<void> {
+    if (id.length > MAX_HISTORY_ID_LENGTH || NOT_A_HISTORY_ID.test(id)) {
+        throw new HttpError(
+            'INVALID_PARAMS',
+            `not a state id: no wildcards, at most ${MAX_HISTORY_ID_LENGTH} characters`,
+            {
+                context: { id: id.slice(0, 100) },
+            },
+        );
+    }
+    const access = readAccess(ctx);
+    if (!access) {
+        return;
+    }
+    // the token's scope before the object: an id outside it costs no lookup and warms no cache
+    if (!inScope(ctx.acl, 'read', id)) {
+        throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
+    }
+    const obj = await ctx.objectOf(id);
+    if ((obj as { type?: unknown } | null | undefined)?.type !== 'state' || !access.state(id, obj)) {
+        throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
+    }
+}
+
 /** Throws 403 unless the caller may read the state `id` (history, messages naming a state). */
 export async function assertMayReadState(ctx: ReadCaller, id: string): Promise<void> {
     const access = readAccess(ctx);

@@ -13,12 +13,14 @@ export function bucketStart(ts: number, period: Period, zone: string): number {
     return DateTime.fromMillis(ts, { zone }).startOf(period).toMillis();
 }
 
-/** The start of the bucket after the one starting at `start`. */
+/** The start of the bucket after the one starting at `start`; always later than `start`. */
 export function nextBucket(start: number, period: Period, zone: string): number {
-    return DateTime.fromMillis(start, { zone })
+    const next = DateTime.fromMillis(start, { zone })
         .plus({ [`${period}s`]: 1 })
         .startOf(period)
         .toMillis();
+    // a zone that turns its clock back by half an hour (Australia/Lord_Howe) gives the same hour again
+    return next > start ? next : start + 3_600_000;
 }
 
 /** The starts of every bucket that overlaps [start, end). */

@@ -6,7 +6,7 @@
  */
 import { HttpError } from '../http/http-error';
 import { csvRecord } from './csv';
-import { MAX_POINTS, type SeriesQuery } from './series-query';
+import { BEFORE_DAYS, type SeriesQuery } from './series-query';
 import { isFailure, windows, type Failure, type Point, type SeriesReader } from './series-read';
 import { BucketStatistics, type BucketRow } from './statistics';
 import { isoIn } from './times';
@@ -21,13 +21,18 @@ async function rawValues(reader: SeriesReader, q: SeriesQuery): Promise<Map<stri
     const capped = raw && q.options.count === undefined && q.options.limit === undefined;
     return reader.each(q.ids, async id => {
         // the history instance cuts at its own limit (2,000) without saying so: ask for the bound and say when it is reached
-        const points = await reader.read(id, q.start, q.end, capped ? { count: MAX_POINTS, limit: MAX_POINTS } : {});
-        if (capped && points.length >= MAX_POINTS) {
+        const points = await reader.read(
+            id,
+            q.start,
+            q.end,
+            capped ? { count: q.valuesPerId, limit: q.valuesPerId } : {},
+        );
+        if (capped && points.length >= q.valuesPerId) {
             throw new HttpError(
                 'INVALID_PARAMS',
-                `${id} has more than ${MAX_POINTS.toLocaleString('en')} values per id in the range: narrow it, use an aggregate, or ask for CSV`,
+                `${id} has more than ${q.valuesPerId.toLocaleString('en')} values in the range (the bound per id with ${q.ids.length} ids): narrow it, use an aggregate, or ask for CSV`,
                 {
-                    context: { id, limit: MAX_POINTS },
+                    context: { id, limit: q.valuesPerId },
                 },
             );
         }
@@ -61,7 +66,7 @@ async function statistics(reader: SeriesReader, q: SeriesQuery): Promise<Map<str
     return reader.each(q.ids, async id => {
         const buckets = new BucketStatistics(q.start, q.end, q.period!, q.zone, q.stats);
         if (q.stats.includes('change')) {
-            const before = await reader.before(id, q.start);
+            const before = await reader.before(id, q.start, BEFORE_DAYS);
             if (before) {
                 buckets.add(before.ts, before.val);
             }
@@ -125,6 +130,7 @@ const extraFields = (q: SeriesQuery): string[] => ['ack', 'q', 'from'].filter(fi
 export function rawRows(q: SeriesQuery, byId: Map<string, Point[]>, layout: SeriesQuery['layout']): string {
     const ids = q.ids.filter(id => byId.has(id));
     const heads = ids.map(() => 0);
+    const column = new Map(q.ids.map((id, i) => [id, i]));
     const extra = extraFields(q);
     let text = '';
     for (;;) {
@@ -134,7 +140,7 @@ export function rawRows(q: SeriesQuery, byId: Map<string, Point[]>, layout: Seri
             return text;
         }
         const iso = isoIn(ts, q.zone);
-        const cells = q.ids.map(() => undefined as unknown);
+        const cells: unknown[] = new Array(q.ids.length);
         ids.forEach((id, i) => {
             const point = byId.get(id)![heads[i]];
             if (point?.ts !== ts) {
@@ -144,7 +150,7 @@ export function rawRows(q: SeriesQuery, byId: Map<string, Point[]>, layout: Seri
             if (layout === 'long') {
                 text += csvRecord([id, ts, iso, point.val, ...extra.map(field => point[field])]);
             } else {
-                cells[q.ids.indexOf(id)] = point.val;
+                cells[column.get(id)!] = point.val;
             }
         });
         if (layout === 'wide') {

@@ -14,6 +14,13 @@ import { knownZone, parseTime, systemZone } from './times';
 export const MAX_IDS = 100;
 /** Values per id in a JSON answer, and steps or buckets per id of an aligned or statistics answer. */
 export const MAX_POINTS = 100_000;
+/** Values (or steps, or buckets) of all ids of one answer that is held whole: its memory. */
+export const MAX_VALUES = 1_000_000;
+/** getHistory calls one request may make: ids × days of a raw CSV or statistics (ten ids over ten years). */
+export const MAX_CALLS = 40_000;
+const DAY_MS = 24 * 3600 * 1000;
+/** The reading before a range is looked for this many days back (statistics with change). */
+export const BEFORE_DAYS = 31;
 /** From start to end: ten years. */
 export const MAX_RANGE_MS = 10 * 366 * 24 * 3600 * 1000;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
@@ -66,6 +73,8 @@ export interface SeriesQuery {
     period?: Period;
     stats: Stat[];
     zone: string;
+    /** Values per id a whole answer may hold: MAX_POINTS, less with many ids (MAX_VALUES in all). */
+    valuesPerId: number;
 }
 
 const given = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
@@ -126,6 +135,15 @@ function passedOptions(raw: Record<string, unknown>, problems: ParamProblem[]): 
 /** A 422 naming the limit, e.g. `ids per request`, with the limit and what was asked. */
 function bound(param: string, limit: string, asked: number, max: number): ParamProblem {
     return { param, problem: `at most ${max.toLocaleString('en')} ${limit} (asked: ${asked.toLocaleString('en')})` };
+}
+
+const PERIOD_MS: Record<Period, number> = { hour: 3_600_000, day: DAY_MS, week: 7 * DAY_MS, month: 28 * DAY_MS };
+
+/** Accept names text/csv, and not with q=0. */
+function acceptsCsv(accept: string): boolean {
+    return accept
+        .split(',')
+        .some(part => /^\s*text\/csv\s*(;|$)/i.test(part) && !/;\s*q\s*=\s*0(\.0*)?\s*(;|$)/i.test(part));
 }
 
 /**
@@ -193,19 +211,7 @@ export function seriesQuery(raw: Record<string, unknown>, accept = '', now = Dat
             problem: `needs step with an aggregate giving one value per step (${[...ONE_PER_STEP].join(', ')}), or period`,
         });
     }
-    if (align && step && !period && (end - start) / step > MAX_POINTS) {
-        problems.push(bound('step', 'steps per id', Math.ceil((end - start) / step), MAX_POINTS));
-    }
-    if (period === 'hour' && (end - start) / 3_600_000 > MAX_POINTS) {
-        problems.push(bound('period', 'buckets per id', Math.ceil((end - start) / 3_600_000), MAX_POINTS));
-    }
-    for (const key of ['count', 'limit'] as const) {
-        const n = options[key] as number | undefined;
-        if (n !== undefined && n > MAX_POINTS) {
-            problems.push(bound(key, 'values per id', n, MAX_POINTS));
-        }
-    }
-    const wantsCsv = /\btext\/csv\b/i.test(accept);
+    const wantsCsv = acceptsCsv(accept);
     const format = oneOf(raw.format, 'format', ['json', 'csv'] as const, problems) ?? (wantsCsv ? 'csv' : 'json');
     const layout = oneOf(raw.layout, 'layout', ['wide', 'long'] as const, problems) ?? 'wide';
     if (given(raw.layout) && format !== 'csv') {
@@ -214,10 +220,7 @@ export function seriesQuery(raw: Record<string, unknown>, accept = '', now = Dat
     if (given(raw.instance) && typeof raw.instance !== 'string') {
         problems.push({ param: 'instance', problem: 'must be an instance name such as history.0' });
     }
-    if (problems.length) {
-        throw paramsError(problems, ['ids']);
-    }
-    return {
+    const query: SeriesQuery = {
         ids,
         start,
         end,
@@ -229,5 +232,52 @@ export function seriesQuery(raw: Record<string, unknown>, accept = '', now = Dat
         period,
         stats,
         zone: zone!,
+        valuesPerId: Math.max(1, Math.min(MAX_POINTS, Math.floor(MAX_VALUES / Math.max(1, ids.length)))),
     };
+    problems.push(...boundProblems(query));
+    if (problems.length) {
+        throw paramsError(problems, ['ids']);
+    }
+    return query;
+}
+
+/** What the request would cost beyond the bounds: values held per id, calls to the history instance, option ranges. */
+function boundProblems(q: SeriesQuery): ParamProblem[] {
+    const problems: ParamProblem[] = [];
+    const { start, end, period, options } = q;
+    const perId = `per id with ${q.ids.length} id${q.ids.length === 1 ? '' : 's'}`;
+    const step = options.step as number | undefined;
+    if (q.align && step && !period && (end - start) / step > q.valuesPerId) {
+        problems.push(bound('step', `steps ${perId}`, Math.ceil((end - start) / step), q.valuesPerId));
+    }
+    if (period && (end - start) / PERIOD_MS[period] > q.valuesPerId) {
+        problems.push(bound('period', `buckets ${perId}`, Math.ceil((end - start) / PERIOD_MS[period]), q.valuesPerId));
+    }
+    for (const key of ['count', 'limit'] as const) {
+        const n = options[key] as number | undefined;
+        if (n !== undefined && n > q.valuesPerId) {
+            problems.push(bound(key, `values ${perId}`, n, q.valuesPerId));
+        }
+    }
+    for (const [key, max] of [
+        ['percentile', 100],
+        ['quantile', 1],
+    ] as const) {
+        if (options[key] !== undefined && (options[key] as number) > max) {
+            problems.push({ param: key, problem: `must be between 0 and ${max}` });
+        }
+    }
+    if (options.integralUnit === 0) {
+        problems.push({ param: 'integralUnit', problem: 'must be more than 0 seconds' });
+    }
+    // raw values a day at a time (CSV, statistics): each id and day is a call to the history instance
+    const aggregate = options.aggregate;
+    const daily =
+        period !== undefined || (q.format === 'csv' && !q.align && (aggregate === undefined || aggregate === 'none'));
+    const calls =
+        q.ids.length * (Math.ceil((end - start + 1) / DAY_MS) + (q.stats.includes('change') ? BEFORE_DAYS : 0));
+    if (daily && calls > MAX_CALLS) {
+        problems.push(bound('end', 'id-days per request (ids × days from start to end)', calls, MAX_CALLS));
+    }
+    return problems;
 }

@@ -1,8 +1,9 @@
 /*
  * Reading several ids from one history instance: `getHistory` per id, a few at a time, each failure
  * kept with its id (504 for a slow instance, 502 for its error) so the other ids still answer. Long
- * ranges are read in windows of a day, halved where a window holds more than a page, so that a CSV
- * export or a statistic never holds more than a window per id.
+ * ranges are read in windows of a day, so that a CSV export or a statistic never holds more than a
+ * day per id. The calls of all requests share a few slots (the history instance serves vis and admin
+ * too), and a request whose client went away makes no more calls.
  */
 import { HttpError } from '../http/http-error';
 import { HISTORY_TIMEOUT_MS } from '../messaging/history';
@@ -23,14 +24,65 @@ export interface Failure {
 export const isFailure = (value: unknown): value is Failure =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value && 'status' in value;
 
-/** getHistory calls of one request at a time: the history instance serves other clients too. */
+/** getHistory calls of one request at a time. */
 const PARALLEL = 4;
-/** Values asked for per call of a windowed read; a window that returns this many is halved. */
-export const PAGE = 10_000;
+/** getHistory calls of all requests at a time. */
+const SHARED_SLOTS = 4;
+/** History requests of one user at a time (429 beyond). */
+export const REQUESTS_PER_USER = 2;
+/**
+ * Raw values one call of a day may bring. The history adapter reads a day file newest first and
+ * stops at the count it was given, so a smaller count would lose a day's first values unnoticed.
+ */
+export const DAY_LIMIT = 500_000;
 const WINDOW_MS = 24 * 3600 * 1000;
-const MIN_WINDOW_MS = 1000;
-/** How far back the reading before a range is looked for, in widening steps. */
-const BEFORE_STEPS_MS = [1, 7, 31].map(days => days * 24 * 3600 * 1000);
+
+let slotsInUse = 0;
+const waitingForSlot: Array<() => void> = [];
+
+/** Runs `call` in one of the shared slots. */
+async function inSlot<T>(call: () => Promise<T>): Promise<T> {
+    if (slotsInUse >= SHARED_SLOTS) {
+        await new Promise<void>(resolve => waitingForSlot.push(resolve));
+    } else {
+        slotsInUse++;
+    }
+    try {
+        return await call();
+    } finally {
+        // the slot passes to the next waiter, or is free again
+        const next = waitingForSlot.shift();
+        if (next) {
+            next();
+        } else {
+            slotsInUse--;
+        }
+    }
+}
+
+const requestsOf = new Map<string, number>();
+
+/** Counts a history request of `user` until the returned release; 429 while the user has REQUESTS_PER_USER running. */
+export function claimRequest(user: string): () => void {
+    const running = requestsOf.get(user) ?? 0;
+    if (running >= REQUESTS_PER_USER) {
+        throw new HttpError('TOO_MANY_REQUESTS', `At most ${REQUESTS_PER_USER} history requests of one user at a time`);
+    }
+    requestsOf.set(user, running + 1);
+    let released = false;
+    return () => {
+        if (released) {
+            return;
+        }
+        released = true;
+        const left = (requestsOf.get(user) ?? 1) - 1;
+        if (left) {
+            requestsOf.set(user, left);
+        } else {
+            requestsOf.delete(user);
+        }
+    };
+}
 
 function failureOf(err: unknown): Failure {
     if (err instanceof HttpError) {
@@ -45,6 +97,8 @@ export class SeriesReader {
         private readonly instance: string,
         /** getHistory options of the request (aggregate, step, ack, ...). */
         private readonly options: Record<string, unknown>,
+        /** Aborted when the client went away: no more calls are made. */
+        private readonly gone: AbortSignal = new AbortController().signal,
     ) {}
 
     /** One getHistory call; the values with a time, in the order the instance gave them. */
@@ -54,6 +108,9 @@ export class SeriesReader {
         end: number,
         extra: Record<string, unknown> = {},
     ): Promise<Point[]> {
+        if (this.gone.aborted) {
+            throw new HttpError('BAD_REQUEST', 'The client went away');
+        }
         const options = {
             aggregate: 'none',
             ...this.options,
@@ -63,20 +120,19 @@ export class SeriesReader {
             user: this.ctx.user,
             ...(start === undefined ? {} : { start }),
         };
-        const answer = (await sendToInstance(
-            this.ctx,
-            this.instance,
-            'getHistory',
-            { id, options },
-            HISTORY_TIMEOUT_MS,
-            { id },
+        const answer = (await inSlot(() =>
+            sendToInstance(this.ctx, this.instance, 'getHistory', { id, options }, HISTORY_TIMEOUT_MS, { id }),
         )) as { result?: unknown; error?: unknown } | undefined;
         if (answer?.error) {
             throw new HttpError('BAD_GATEWAY', String(answer.error), { context: { id } });
         }
         const result = Array.isArray(answer?.result) ? answer.result : [];
         return result.filter(
-            (p): p is Point => typeof p === 'object' && p !== null && typeof (p as Point).ts === 'number',
+            (p): p is Point =>
+                typeof p === 'object' &&
+                p !== null &&
+                typeof (p as Point).ts === 'number' &&
+                Number.isFinite((p as Point).ts),
         );
     }
 
@@ -89,7 +145,7 @@ export class SeriesReader {
         let next = 0;
         let firstError: Error | undefined;
         const worker = async (): Promise<void> => {
-            while (next < ids.length) {
+            while (next < ids.length && !this.gone.aborted) {
                 const id = ids[next++];
                 try {
                     results.set(id, await task(id));
@@ -100,51 +156,55 @@ export class SeriesReader {
             }
         };
         await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker));
+        if (this.gone.aborted) {
+            throw new HttpError('BAD_REQUEST', 'The client went away');
+        }
         if (firstError !== undefined && [...results.values()].every(isFailure)) {
             throw firstError;
         }
         return new Map(ids.map(id => [id, results.get(id)!]));
     }
 
-    /** The raw values of `id` in [from, to), oldest first, in as many calls as it takes to get them whole. */
+    /** The raw values of `id` in [from, to) (at most a day), oldest first; 422 for a day with more than DAY_LIMIT. */
     async rawRange(id: string, from: number, to: number): Promise<Point[]> {
         const points = await this.read(id, from, to - 1, {
             aggregate: 'none',
-            count: PAGE,
-            limit: PAGE,
+            count: DAY_LIMIT,
+            limit: DAY_LIMIT,
             removeBorderValues: true,
             returnNewestEntries: false,
         });
-        if (points.length >= PAGE && to - from > MIN_WINDOW_MS) {
-            const middle = from + Math.floor((to - from) / 2);
-            return [...(await this.rawRange(id, from, middle)), ...(await this.rawRange(id, middle, to))];
+        if (points.length >= DAY_LIMIT) {
+            throw new HttpError(
+                'INVALID_PARAMS',
+                `${id} has more than ${DAY_LIMIT.toLocaleString('en')} values in one day`,
+                { context: { id } },
+            );
         }
         return points.filter(p => p.ts >= from && p.ts < to).sort((a, b) => a.ts - b.ts);
     }
 
     /**
-     * The newest raw value in the 31 days before `at` (what a meter read before a range), if any: the
-     * day before first, then the week, then the month. Asking the history instance for its newest
-     * value before a time can answer the one after it instead (its border value), so whole ranges are read.
+     * The newest raw value in the `days` before `at` (what a meter read before a range), looked for a
+     * day at a time. (Asking the history instance for its newest value before a time can answer its
+     * border value after it instead.)
      */
-    async before(id: string, at: number): Promise<Point | undefined> {
-        let to = at;
-        for (const back of BEFORE_STEPS_MS) {
-            const found = (await this.rawRange(id, at - back, to)).at(-1);
+    async before(id: string, at: number, days: number): Promise<Point | undefined> {
+        for (let day = 1; day <= days; day++) {
+            const found = (await this.rawRange(id, at - day * WINDOW_MS, at - (day - 1) * WINDOW_MS)).at(-1);
             if (found) {
                 return found;
             }
-            to = at - back;
         }
         return undefined;
     }
 }
 
-/** The day-long windows of [start, end). */
+/** The day-long windows of [start, end); one window at least. */
 export function windows(start: number, end: number): Array<[number, number]> {
     const list: Array<[number, number]> = [];
     for (let from = start; from < end; from += WINDOW_MS) {
         list.push([from, Math.min(end, from + WINDOW_MS)]);
     }
-    return list;
+    return list.length ? list : [[start, end]];
 }

@@ -8,8 +8,17 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 const RELATIVE = /^(?:now)?(?:([+-])(\d+(?:\.\d+)?)([smhdw]))?$/;
 const ISO = /^\d{4}-\d{2}(?:-\d{2})?(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
-/** The time `text` names, in ms, or a problem to report; `now` is passed in so one request has one now. */
+/** The last ms of the year 9999: later times have no ISO 8601 form with four digits, and no history. */
+export const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const OUT_OF_RANGE = { problem: 'must be between 1970 and the year 9999' };
+
+/** The time `text` names, in ms from 1970 to 9999, or a problem to report; `now` is passed in so one request has one now. */
 export function parseTime(text: unknown, now: number, zone: string): number | { problem: string } {
+    const time = anyTime(text, now, zone);
+    return typeof time === 'number' && (time < 0 || time > MAX_TIME) ? OUT_OF_RANGE : time;
+}
+
+function anyTime(text: unknown, now: number, zone: string): number | { problem: string } {
     if (typeof text === 'number') {
         return Number.isFinite(text) && text >= 0 ? text : { problem: 'must be ms since 1970 (0 or more)' };
     }
@@ -64,6 +73,10 @@ const two = (n: number): string => String(n).padStart(2, '0');
  * for UTC. A CSV export writes one per row: the zone's offset is looked up once per quarter hour.
  */
 export function isoIn(ts: number, zone: string): string {
+    if (!(ts >= 0 && ts <= MAX_TIME)) {
+        // a value stored with a time no date has: its ts column says what it is
+        return '';
+    }
     const minutes = offsetMinutes(ts, zone);
     const local = new Date(ts + minutes * 60_000).toISOString().slice(0, -1);
     if (zone === 'UTC') {

@@ -45,8 +45,8 @@ export async function readHistory(
     options: Record<string, unknown>,
     context: Record<string, unknown> = {},
 ): Promise<HistoryAnswer> {
-    // the read rule of a single state read, which 4.0.2 skipped for history
-    await ctx.data.assertMayReadState(id);
+    // the read rule of a single state read, which 4.0.2 skipped for history; no wildcard, no id without its object
+    await ctx.data.assertMayReadHistory(id);
     const instance = await historyInstance(
         ctx,
         typeof options.instance === 'string' ? options.instance : undefined,

@@ -98,7 +98,7 @@ export async function assertMessageAllowed(
     const ids = namedIds(message);
     if (HISTORY_READS.has(command)) {
         for (const id of ids) {
-            await ctx.data.assertMayReadState(id);
+            await ctx.data.assertMayReadHistory(id);
         }
     } else if (HISTORY_WRITES.has(command)) {
         if (!ids.length) {

@@ -5,12 +5,13 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { DateTime } from 'luxon';
+import { HttpError } from '../http/http-error';
 import { Reply, type StreamWriter } from '../http/send';
 import { FreeObject } from '../http/schemas';
 import { historyInstance } from '../messaging/history';
 import { csvAnswer, jsonAnswer, type CsvAnswer } from '../history/series-answer';
 import { MAX_IDS, MAX_POINTS, SERIES_AGGREGATES, seriesQuery, type SeriesQuery } from '../history/series-query';
-import { SeriesReader } from '../history/series-read';
+import { claimRequest, SeriesReader } from '../history/series-read';
 import { PERIODS } from '../history/calendar';
 import { STATS } from '../history/statistics';
 import type { RequestContext } from '../request-context';
@@ -115,7 +116,7 @@ function fileName(q: SeriesQuery): string {
 }
 
 /** Writes the chunks as the client takes them; a failure midway breaks the answer instead of ending a half file as whole. */
-async function pump(out: StreamWriter, answer: CsvAnswer): Promise<void> {
+async function pump(out: StreamWriter, answer: CsvAnswer, done: () => void): Promise<void> {
     try {
         for await (const chunk of answer.chunks) {
             if (out.signal.aborted) {
@@ -128,7 +129,33 @@ async function pump(out: StreamWriter, answer: CsvAnswer): Promise<void> {
         out.end();
     } catch {
         out.abort();
+    } finally {
+        done();
     }
+}
+
+/** The failures of some ids as a header: ASCII only (Node refuses other characters in headers), and short. */
+export function errorsHeader(failures: Record<string, unknown>): string {
+    const text = JSON.stringify(failures).replace(
+        /[\u007f-\uffff]/g,
+        c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    return text.length > MAX_ERRORS_HEADER
+        ? JSON.stringify({ ids: Object.keys(failures).length, error: 'several ids failed; ask for them one by one' })
+        : text;
+}
+
+const MAX_ERRORS_HEADER = 4096;
+
+/** The named history instance, or the default one; 422 for an instance that keeps no history. */
+async function historyReader(ctx: RequestContext, q: SeriesQuery, gone: AbortSignal): Promise<SeriesReader> {
+    const instance = await historyInstance(ctx, q.instance, { ids: q.ids });
+    const common = (await ctx.data.adapterObject(`system.adapter.${instance}`))?.common as
+        { getHistory?: boolean; type?: string } | undefined;
+    if (!common?.getHistory && common?.type !== 'storage') {
+        throw new HttpError('INVALID_PARAMS', `${instance} keeps no history`, { context: { instance } });
+    }
+    return new SeriesReader(ctx, instance, q.options, gone);
 }
 
 async function answer(
@@ -140,21 +167,31 @@ async function answer(
     const q = seriesQuery(raw, accept);
     for (const id of q.ids) {
         // every id before anything is read: a refused one leaks no value of the others either
-        await ctx.data.assertMayReadState(id);
+        await ctx.data.assertMayReadHistory(id);
     }
-    const reader = new SeriesReader(ctx, await historyInstance(ctx, q.instance, { ids: q.ids }), q.options);
-    if (q.format === 'json') {
-        return Reply.json(await jsonAnswer(reader, q));
+    const release = claimRequest(ctx.user);
+    let streaming = false;
+    try {
+        const signal = gone();
+        const reader = await historyReader(ctx, q, signal);
+        if (q.format === 'json') {
+            return Reply.json(await jsonAnswer(reader, q));
+        }
+        const csv = await csvAnswer(reader, q);
+        const headers: Record<string, string> = {
+            'Content-Type': 'text/csv; charset=utf-8; header=present',
+            'Content-Disposition': `attachment; filename="${fileName(q)}"`,
+        };
+        if (Object.keys(csv.failures).length) {
+            headers['X-History-Errors'] = errorsHeader(csv.failures);
+        }
+        streaming = true;
+        return Reply.stream(out => void pump(out, csv, release), signal, headers);
+    } finally {
+        if (!streaming) {
+            release();
+        }
     }
-    const csv = await csvAnswer(reader, q);
-    const headers: Record<string, string> = {
-        'Content-Type': 'text/csv; charset=utf-8; header=present',
-        'Content-Disposition': `attachment; filename="${fileName(q)}"`,
-    };
-    if (Object.keys(csv.failures).length) {
-        headers['X-History-Errors'] = JSON.stringify(csv.failures);
-    }
-    return Reply.stream(out => void pump(out, csv), gone(), headers);
 }
 
 export const historySeriesRoute = defineRoute({
@@ -167,7 +204,7 @@ export const historySeriesRoute = defineRoute({
     permission: SENDTO,
     waits: true,
     responses: RESPONSES,
-    errors: [404, 502, 504],
+    errors: [404, 429, 502, 504],
     query: Type.Object({
         ids: Type.String({ description: `State ids, comma-separated (at most ${MAX_IDS})` }),
         ...FIELDS,
@@ -185,8 +222,10 @@ export const postHistorySeriesRoute = defineRoute({
     permission: SENDTO,
     waits: true,
     responses: RESPONSES,
-    errors: [404, 502, 504],
+    errors: [404, 429, 502, 504],
     body: 'json',
+    // 100 ids of up to 512 characters and the options
+    bodyLimit: 128 * 1024,
     requestBody: Type.Object({
         ids: Type.Union([Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }), Type.String({ minLength: 1 })], {
             description: 'State ids',

@@ -2,6 +2,7 @@ import { guardedStorage } from './guarded-storage';
 import { seesAll, type Acl, type AclCache } from '../access/rules';
 import {
     assertMayReadState,
+    assertMayReadHistory,
     assertMayWriteState,
     visibleEnums,
     visibleMetaEntries,
@@ -323,6 +324,11 @@ export class CallerData {
     /** Throws 403 unless the caller may read the state `id` (history, messages naming a state). */
     assertMayReadState(id: string): Promise<void> {
         return assertMayReadState(this.reads, id);
+    }
+
+    /** Throws unless the caller may read the stored history of the state `id` (read-checks.ts). */
+    assertMayReadHistory(id: string): Promise<void> {
+        return assertMayReadHistory(this.reads, id);
     }
 
     /** Throws 403 unless the caller may write the state `id` (values handed to a history instance). */

@@ -6,10 +6,11 @@ import { DateTime } from 'luxon';
 import t from 'tap';
 import { HttpError } from '../../src/http/http-error';
 import { bucketStarts } from '../../src/history/calendar';
+import { errorsHeader } from '../../src/routes/history-series';
 import { csvField, csvRecord } from '../../src/history/csv';
 import { rawRows } from '../../src/history/series-answer';
 import { seriesQuery } from '../../src/history/series-query';
-import { SeriesReader, windows } from '../../src/history/series-read';
+import { claimRequest, SeriesReader, windows } from '../../src/history/series-read';
 import { BucketStatistics } from '../../src/history/statistics';
 import { isoIn, parseTime } from '../../src/history/times';
 
@@ -194,4 +195,71 @@ t.test('several ids: a failed id keeps its failure while the others answer; all 
         return [];
     });
     t.same(internal.get('a'), { error: 'Internal error', status: 500 }, 'no detail of an unexpected error');
+});
+
+t.test('review: times far beyond any date, a zone turning back half an hour, formulas, headers, a gone client', async t => {
+    for (const huge of ['1208925819614629174706176', '-2000000000000000w', '99999999999999999', '+100000000w']) {
+        t.type(parseTime(huge, NOW, 'UTC'), 'object', `${huge} is refused`);
+    }
+    t.equal(parseTime('253402300799999', NOW, 'UTC'), 253402300799999, 'the last ms of 9999 is a time');
+    const started = Date.now();
+    const hours = bucketStarts(Date.UTC(2015, 3, 4), Date.UTC(2015, 3, 6), 'hour', 'Australia/Lord_Howe');
+    t.ok(Date.now() - started < 1000, 'the hours of the day Lord Howe turns back half an hour end');
+    t.ok(hours.length >= 48 && hours.length <= 50, `${hours.length} hours`);
+    t.ok(
+        hours.every((h, i) => i === 0 || h > hours[i - 1]),
+        'each after the one before',
+    );
+    t.equal(csvField('=HYPERLINK("http://x","y")'), '"\'=HYPERLINK(""http://x"",""y"")"', 'a formula is text');
+    t.equal(csvField('+1'), "'+1");
+    t.equal(csvField('-'), "'-");
+    t.equal(csvField('@SUM(A1)'), "'@SUM(A1)");
+    t.equal(csvField(-5), '-5', 'a negative number stays a number');
+    t.equal(isoIn(1e20, 'UTC'), '', 'a stored time no date has: no iso, no failure');
+    const header = errorsHeader({ 'a.€': { error: 'Zeitüberschreitung', status: 504 } });
+    t.match(header, /^[\x20-\x7e]+$/, 'ASCII only');
+    t.same(JSON.parse(header), { 'a.€': { error: 'Zeitüberschreitung', status: 504 } }, 'the same JSON');
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`id.${i}`.padEnd(40, 'x'), { error: 'timeout', status: 504 }]));
+    t.ok(errorsHeader(many).length < 200, 'a long list is summed up');
+    const controller = new AbortController();
+    let calls = 0;
+    const messenger = { user: 'system.user.admin', meta: { timers: {} }, data: { sendTo: () => calls++ } };
+    const reader = new SeriesReader(messenger as never, 'history.0', {}, controller.signal);
+    controller.abort();
+    await t.rejects(reader.rawRange('a', 0, 1000), /went away/);
+    await t.rejects(
+        reader.each(['a', 'b'], id => reader.rawRange(id, 0, 1000)),
+        /went away/,
+    );
+    t.equal(calls, 0, 'no call to the history instance once the client is gone');
+    t.same(windows(5, 5), [[5, 5]], 'start equal to end: one window');
+});
+
+t.test('review: two history requests per user at a time, the third 429', async t => {
+    const first = claimRequest('system.user.ann');
+    const second = claimRequest('system.user.ann');
+    t.throws(() => claimRequest('system.user.ann'), /At most 2 history requests/);
+    const other = claimRequest('system.user.bob');
+    first();
+    first();
+    const third = claimRequest('system.user.ann');
+    t.throws(() => claimRequest('system.user.ann'), /At most 2/, 'a release counts once');
+    second();
+    third();
+    other();
+    claimRequest('system.user.ann')();
+});
+
+t.test('review: bounds per request, not only per id', async t => {
+    const hundred = Array.from({ length: 100 }, (_, i) => `x.${i}`);
+    t.throws(() => seriesQuery({ ids: hundred, count: 20_000 }, '', NOW), /at most 10,000 values per id with 100 ids/);
+    t.equal(seriesQuery({ ids: hundred }, '', NOW).valuesPerId, 10_000);
+    t.equal(seriesQuery({ ids: ['a'] }, '', NOW).valuesPerId, 100_000);
+    t.throws(() => seriesQuery({ ids: hundred, format: 'csv', start: '-3000d' }, '', NOW), /id-days per request/);
+    t.throws(() => seriesQuery({ ids: hundred.slice(0, 50), period: 'hour', start: '-1000d' }, '', NOW), /buckets per id with 50 ids/);
+    t.throws(() => seriesQuery({ ids: ['a'], aggregate: 'percentile', percentile: 150 }, '', NOW), /percentile/);
+    t.throws(() => seriesQuery({ ids: ['a'], aggregate: 'quantile', quantile: 2 }, '', NOW), /quantile/);
+    t.throws(() => seriesQuery({ ids: ['a'], aggregate: 'integral', integralUnit: 0 }, '', NOW), /integralUnit/);
+    t.equal(seriesQuery({ ids: ['a'] }, 'text/csv;q=0, application/json', NOW).format, 'json', 'q=0 refuses CSV');
+    t.equal(seriesQuery({ ids: ['a'] }, 'application/json;q=0.9, text/csv', NOW).format, 'csv');
 });
