@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setInterval as every } from 'node:timers/promises';
 import type { BenchRuntime } from './fixture';
 import { startHistory } from '../test/support/real-history';
 
@@ -48,10 +49,17 @@ async function exportCsv(rt: BenchRuntime, days: number, historyRss: () => numbe
     let historyPeak = historyRss();
     const samples: Array<[number, number]> = [];
     const started = Date.now();
-    const sampler = setInterval(() => {
-        samples.push([Date.now() - started, rt.ours.rss()]);
-        historyPeak = Math.max(historyPeak, historyRss());
-    }, 100);
+    const stop = new AbortController();
+    const sampling = (async (): Promise<void> => {
+        try {
+            for await (const _ of every(100, undefined, { signal: stop.signal })) {
+                samples.push([Date.now() - started, rt.ours.rss()]);
+                historyPeak = Math.max(historyPeak, historyRss());
+            }
+        } catch {
+            // aborted: the export is over
+        }
+    })();
     let bytes = 0;
     let rows = -1;
     try {
@@ -66,7 +74,8 @@ async function exportCsv(rt: BenchRuntime, days: number, historyRss: () => numbe
             }
         }
     } finally {
-        clearInterval(sampler);
+        stop.abort();
+        await sampling;
     }
     const ms = Date.now() - started;
     const quarter = (q: number): number => Math.round(Math.max(0, ...samples.filter(([at]) => at >= (q * ms) / 4 && at < ((q + 1) * ms) / 4).map(([, rss]) => rss)));
