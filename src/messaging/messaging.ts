@@ -78,6 +78,13 @@ const HISTORY_WRITES = new Set([
     'disableHistory',
 ]);
 
+/** Whether the instance `name` keeps history (history, sql, influxdb): its adapter says getHistory, or its type is storage. */
+export async function keepsHistory(ctx: Messenger, name: string): Promise<boolean> {
+    const common = (await ctx.data.adapterObject(`system.adapter.${name}`))?.common as
+        { getHistory?: boolean; type?: string } | undefined;
+    return !!common?.getHistory || common?.type === 'storage';
+}
+
 /**
  * A message to a history instance: reads need read rights on every state they name (as `getHistory`
  * requires), changes need write rights on each (as `/v1/addHistory` requires) and must name them.
@@ -90,9 +97,7 @@ export async function assertMessageAllowed(
     command: string,
     message: unknown,
 ): Promise<void> {
-    const common = (await ctx.data.adapterObject(`system.adapter.${name}`))?.common as
-        { getHistory?: boolean; type?: string } | undefined;
-    if (!common?.getHistory && common?.type !== 'storage') {
+    if (!(await keepsHistory(ctx, name))) {
         return;
     }
     const ids = namedIds(message);

@@ -9,6 +9,7 @@ import { HttpError } from '../http/http-error';
 import { Reply, type StreamWriter } from '../http/send';
 import { FreeObject } from '../http/schemas';
 import { historyInstance } from '../messaging/history';
+import { keepsHistory } from '../messaging/messaging';
 import { csvAnswer, jsonAnswer, type CsvAnswer } from '../history/series-answer';
 import { MAX_IDS, MAX_POINTS, SERIES_AGGREGATES, seriesQuery, type SeriesQuery } from '../history/series-query';
 import { claimRequest, SeriesReader } from '../history/series-read';
@@ -150,9 +151,7 @@ const MAX_ERRORS_HEADER = 4096;
 /** The named history instance, or the default one; 422 for an instance that keeps no history. */
 async function historyReader(ctx: RequestContext, q: SeriesQuery, gone: AbortSignal): Promise<SeriesReader> {
     const instance = await historyInstance(ctx, q.instance, { ids: q.ids });
-    const common = (await ctx.data.adapterObject(`system.adapter.${instance}`))?.common as
-        { getHistory?: boolean; type?: string } | undefined;
-    if (!common?.getHistory && common?.type !== 'storage') {
+    if (!(await keepsHistory(ctx, instance))) {
         throw new HttpError('INVALID_PARAMS', `${instance} keeps no history`, { context: { instance } });
     }
     return new SeriesReader(ctx, instance, q.options, gone);
