@@ -8,6 +8,7 @@
 import { HttpError } from '../http/http-error';
 import { HISTORY_TIMEOUT_MS } from '../messaging/history';
 import { sendToInstance, type Messenger } from '../messaging/messaging';
+import { UserLimits } from '../events/user-limits';
 
 export interface Point {
     ts: number;
@@ -60,26 +61,21 @@ async function inSlot<T>(call: () => Promise<T>): Promise<T> {
     }
 }
 
-const requestsOf = new Map<string, number>();
+/** Running history requests per user: the counter the event limits use, with no total. */
+const historyRequests = new UserLimits(
+    { perUser: REQUESTS_PER_USER, total: Infinity },
+    { message: `At most ${REQUESTS_PER_USER} history requests of one user at a time` },
+);
 
 /** Counts a history request of `user` until the returned release; 429 while the user has REQUESTS_PER_USER running. */
 export function claimRequest(user: string): () => void {
-    const running = requestsOf.get(user) ?? 0;
-    if (running >= REQUESTS_PER_USER) {
-        throw new HttpError('TOO_MANY_REQUESTS', `At most ${REQUESTS_PER_USER} history requests of one user at a time`);
-    }
-    requestsOf.set(user, running + 1);
+    historyRequests.assertRoom(user);
+    historyRequests.opened(user);
     let released = false;
     return () => {
-        if (released) {
-            return;
-        }
-        released = true;
-        const left = (requestsOf.get(user) ?? 1) - 1;
-        if (left) {
-            requestsOf.set(user, left);
-        } else {
-            requestsOf.delete(user);
+        if (!released) {
+            released = true;
+            historyRequests.closed(user);
         }
     };
 }
