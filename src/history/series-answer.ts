@@ -168,17 +168,20 @@ function header(q: SeriesQuery, columns: string[]): string {
 
 const ROWS_PER_CHUNK = 1000;
 
+/** The ids whose read succeeded, with their values: failed ids keep empty cells. */
+const succeeded = (byId: Map<string, Point[] | Failure>): Map<string, Point[]> =>
+    new Map([...byId].filter((entry): entry is [string, Point[]] => !isFailure(entry[1])));
+
 async function* rawCsv(
     reader: SeriesReader,
     q: SeriesQuery,
-    first: Map<string, Point[] | Failure>,
+    first: Map<string, Point[]>,
     rest: Array<[number, number]>,
 ): AsyncGenerator<string> {
-    const live = q.ids.filter(id => !isFailure(first.get(id)));
-    yield header(q, q.ids) + rawRows(q, first as Map<string, Point[]>, q.layout);
+    yield header(q, q.ids) + rawRows(q, first, q.layout);
     for (const [from, to] of rest) {
         const byId = new Map<string, Point[]>();
-        for (const id of live) {
+        for (const id of first.keys()) {
             // a failure now cannot be told in the headers any more: it breaks the answer (reader.abort)
             byId.set(id, await reader.rawRange(id, from, to));
         }
@@ -260,10 +263,12 @@ export async function csvAnswer(reader: SeriesReader, q: SeriesQuery): Promise<C
     if (q.options.aggregate !== undefined && q.options.aggregate !== 'none') {
         // an aggregate over the range comes in one answer per id, bounded by its count
         const byId = await rawValues(reader, q);
-        const live = new Map([...byId].filter((entry): entry is [string, Point[]] => !isFailure(entry[1])));
-        return { failures: failuresOf(byId), chunks: oneChunk(header(q, q.ids) + rawRows(q, live, q.layout)) };
+        return {
+            failures: failuresOf(byId),
+            chunks: oneChunk(header(q, q.ids) + rawRows(q, succeeded(byId), q.layout)),
+        };
     }
     const [first, ...rest] = windows(q.start, q.end + 1);
     const byId = await reader.each(q.ids, id => reader.rawRange(id, first[0], first[1]));
-    return { failures: failuresOf(byId), chunks: rawCsv(reader, q, byId, rest) };
+    return { failures: failuresOf(byId), chunks: rawCsv(reader, q, succeeded(byId), rest) };
 }
