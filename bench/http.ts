@@ -36,11 +36,15 @@ export const SCENARIOS: Scenario[] = [
     { name: 'GET /v1/object/:id', path: '/v1/object/system.adapter.rest-api.0' },
 ];
 
-/** Starts the bare server in a process of its own; resolves with its base URL. With `storage`, its fan-outs can fire on a state change. */
-export async function startBare(storage?: Storage): Promise<{ baseUrl: string; rss(): number; stop(): void }> {
+/**
+ * Starts the bare server in a process of its own; resolves with its base URL. With `storage`, its fan-outs
+ * can fire on a state change; with `profileDir`, it writes a CPU profile there when stopped.
+ */
+export async function startBare(storage?: Storage, profileDir?: string): Promise<{ baseUrl: string; rss(): number; stop(): void }> {
     // the states DB's connection as the argument, as load.js gets its options
     const args = storage ? [JSON.stringify(storage.config.states)] : [];
-    const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'bare-server.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=bare-server-${Date.now()}.cpuprofile`] : [];
+    const child: ChildProcess = spawn(process.execPath, [...profile, join(__dirname, 'bare-server.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     const stop = tracked('processes', () => stopProcess(child));
     const line = await new Promise<string>(resolve => createInterface({ input: child.stdout! }).once('line', resolve));
     return { baseUrl: `http://127.0.0.1:${JSON.parse(line).port}`, rss: () => statusMB(child, 'VmRSS'), stop: () => void stop() };

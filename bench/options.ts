@@ -77,7 +77,8 @@ export const USAGE = `Usage: npm run bench -- [flags]   (or: node build/bench/ru
   --node-flags=<flags>      space-separated Node flags replacing our adapter's nodeProcessParams from
                             io-package.json (e.g. --node-flags=--max-semi-space-size=8; --node-flags= for none)
   --adapter-main <file>     another build's build/src/main.js to measure instead of this one
-  --profile <dir>           our adapter writes a CPU profile into <dir>
+  --profile <dir>           our adapter writes a CPU profile into <dir> (in the scaling part the bare server
+                            too, as bare-server-<time>.cpuprofile)
   --release-cache <dir>     where --compare installs the release (default ~/.cache/iobroker.rest-api-bench)
   -h, --help                this text
 `;

@@ -191,7 +191,7 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
     if (only === 'scaling') {
         // on request only: tens of thousands of connections per target, beside the release (4.0.2 unless --compare names one)
         const version = compare ?? DEFAULT_COMPARE_VERSION;
-        result.scaling = await measureScaling(rt, { polls: options.scalePolls, streams: options.scaleStreams, rounds: rounds ?? 3, version, releaseCache: options.releaseCache });
+        result.scaling = await measureScaling(rt, { polls: options.scalePolls, streams: options.scaleStreams, rounds: rounds ?? 3, version, releaseCache: options.releaseCache, profileDir: options.profile });
     }
     if (only === 'history') {
         // on request only: a year of minute values of ten ids exported as CSV from the real history adapter

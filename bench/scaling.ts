@@ -20,6 +20,8 @@ export interface ScalingOptions {
     rounds: number;
     version: string;
     releaseCache: string;
+    /** `--profile`: the bare server writes its CPU profile there too, beside ours. */
+    profileDir?: string;
 }
 
 /** One target's figures in one round. */
@@ -179,7 +181,7 @@ export async function measureScaling(rt: BenchRuntime, options: ScalingOptions):
         return false;
     };
     const results: SizeResult[] = [];
-    const bare = await startBare(rt.storage);
+    const bare = await startBare(rt.storage, options.profileDir);
     try {
         const polls = pollTargets(rt, [rt.ours, ...(release ? [release] : [])], bare);
         for (const size of options.polls.filter(n => fits(n, 'polls'))) {

@@ -80,3 +80,24 @@ t.test('targets from the rounds: medians, every round ahead, RSS per poll', asyn
     const noRelease = scalingTargets([polls]);
     t.equal(noRelease.find(r => r.target.includes('ahead'))!.result, 'n/a', 'without the release: not measured, never a pass');
 });
+
+t.test('--profile: the bare server writes its CPU profile when stopped', async t => {
+    const { mkdtempSync, readdirSync, readFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { startBare } = await import('../../bench/http');
+    const dir = mkdtempSync(join(tmpdir(), 'bare-profile-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const bare = await startBare(undefined, dir);
+    t.equal((await fetch(`${bare.baseUrl}/`)).status, 200);
+    bare.stop();
+    // Node writes the profile while the process exits
+    let files: string[] = [];
+    for (let i = 0; i < 100 && !files.length; i++) {
+        await new Promise(resolve => setTimeout(resolve, 50));
+        files = readdirSync(dir).filter(name => /^bare-server-\d+\.cpuprofile$/.test(name));
+    }
+    t.equal(files.length, 1, 'one profile, named for the bare server');
+    const profile = JSON.parse(readFileSync(join(dir, files[0]), 'utf8')) as { nodes: Array<{ callFrame: { url: string } }> };
+    t.ok(profile.nodes.some(node => node.callFrame.url.endsWith('bare-server.js')), 'of the bare server');
+});
