@@ -349,19 +349,23 @@ export class PollingRegistry {
         this.startGc();
     }
 
-    /**
-     * A session that holds nothing stops counting at once, so a load test's next round of fresh
-     * sessions finds room; a later request with its `sid` starts a new one, as in 4.0.2.
-     */
     /** A subscribe request is done with the session: it may hold nothing now. */
     unclaim(session: PollingSession): void {
         session.claims = Math.max(0, session.claims - 1);
         this.releaseIfIdle(session);
     }
 
+    /**
+     * A session that holds nothing stops counting at once, so a load test's next round of fresh
+     * sessions finds room; a later request with its `sid` starts a new one, as in 4.0.2.
+     */
     releaseIfIdle(session: PollingSession): void {
+        // asked after every answer: most sessions still hold patterns, and that is known without the key
+        if (!session.holdsNothing()) {
+            return;
+        }
         const key = this.key(session.user, session.sid);
-        if (this.sessions.get(key) === session && session.holdsNothing()) {
+        if (this.sessions.get(key) === session) {
             this.sessions.delete(key);
             this.limits.closed(session.user);
         }
