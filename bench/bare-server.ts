@@ -39,7 +39,7 @@ function fireHooks(port: number, count: number): void {
 
 // fire actions waiting for their state's change, by state id
 const armed = new Map<string, () => void>();
-let states: { subscribe(pattern: string): Promise<void> } | undefined;
+let states: { subscribe(pattern: string): Promise<void>; destroy(): Promise<void> } | undefined;
 
 /** Connects to the states DB as its own client; changes of armed ids fire their action (once). */
 function connectStates(connection: unknown): Promise<void> {
@@ -134,8 +134,12 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(BODY) });
     res.end(BODY);
 });
-// stopped by SIGTERM: a normal exit, so that a CPU profile (--cpu-prof) is written
-process.once('SIGTERM', () => process.exit(0));
+// stopped by SIGTERM: everything closes and the process ends by itself, so that a CPU profile (--cpu-prof) is written
+process.once('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close();
+    void states?.destroy();
+});
 server.keepAliveTimeout = 120_000;
 server.requestTimeout = 0;
 server.headersTimeout = 0;
