@@ -110,10 +110,15 @@ export function adapterNodeFlags(ioPackageFile?: string): string[] {
     return nodeProcessParams();
 }
 
+/** Node flags that have a process write a CPU profile into `dir` when it exits (none without a dir); `name` replaces Node's file name. */
+export function cpuProfileFlags(dir: string | undefined, name?: string): string[] {
+    return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(name ? [`--cpu-prof-name=${name}`] : [])] : [];
+}
+
 async function spawnAdapter(storage: Storage, { label, main, instance, native = {}, ioPackageFile, cwd, nodeFlags = adapterNodeFlags(ioPackageFile), profileDir }: AdapterOptions): Promise<BenchAdapter> {
     const port = await freePort();
     await writeInstance(storage, { bind: '127.0.0.1', port, ...native }, { instance, ioPackageFile });
-    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const profile = cpuProfileFlags(profileDir);
     const args = [...profile, ...nodeFlags, '--require', join(PROJECT_ROOT, 'build', 'test', 'support', 'exit-with-parent.js'), main, ...(instance ? ['--instance', String(instance)] : [])];
     // js-controller reads the data dir (iobroker.json) only from IOBROKER_DATA_DIR: the adapter gets that and nothing else of
     // the bench's environment, so each adapter finds its own storage and the caller's shell (NODE_OPTIONS...) does not reach it

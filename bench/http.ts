@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { statusMB, tracked, type BenchRuntime } from './fixture';
+import { cpuProfileFlags, statusMB, tracked, type BenchRuntime } from './fixture';
 import type { Storage } from '../scripts/embedded-storage';
 import { stopProcess } from '../scripts/stop-process';
 
@@ -43,7 +43,7 @@ export const SCENARIOS: Scenario[] = [
 export async function startBare(storage?: Storage, profileDir?: string): Promise<{ baseUrl: string; rss(): number; stop(): void }> {
     // the states DB's connection as the argument, as load.js gets its options
     const args = storage ? [JSON.stringify(storage.config.states)] : [];
-    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=bare-server-${Date.now()}.cpuprofile`] : [];
+    const profile = cpuProfileFlags(profileDir, `bare-server-${Date.now()}.cpuprofile`);
     const child: ChildProcess = spawn(process.execPath, [...profile, join(__dirname, 'bare-server.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     const stop = tracked('processes', () => stopProcess(child));
     const line = await new Promise<string>(resolve => createInterface({ input: child.stdout! }).once('line', resolve));

@@ -2,7 +2,12 @@
  * The scaling part's pure logic: the sizes on its command line, the open-file limit that decides
  * which sizes this machine can hold, the rotating order, and the targets read from the rounds.
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import t from 'tap';
+import { startBare } from '../../bench/http';
 import { parseBenchOptions, UsageError } from '../../bench/options';
 import { openFileLimit, rotated, scalingRow, scalingTargets, type Sample, type SizeResult } from '../../bench/scaling';
 
@@ -82,10 +87,6 @@ t.test('targets from the rounds: medians, every round ahead, RSS per poll', asyn
 });
 
 t.test('--profile: the bare server writes its CPU profile when stopped', async t => {
-    const { mkdtempSync, readdirSync, readFileSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { startBare } = await import('../../bench/http');
     const dir = mkdtempSync(join(tmpdir(), 'bare-profile-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
     const bare = await startBare(undefined, dir);
@@ -94,7 +95,7 @@ t.test('--profile: the bare server writes its CPU profile when stopped', async t
     // Node writes the profile while the process exits
     let files: string[] = [];
     for (let i = 0; i < 100 && !files.length; i++) {
-        await new Promise(resolve => setTimeout(resolve, 50));
+        await delay(50);
         files = readdirSync(dir).filter(name => /^bare-server-\d+\.cpuprofile$/.test(name));
     }
     t.equal(files.length, 1, 'one profile, named for the bare server');
