@@ -50,6 +50,19 @@ function closingCount(output) {
     return { pass: count('pass'), fail: count('fail') };
 }
 
+/** The `not ok` lines of a file's output (at any depth, trimmed), at most `max` of them. */
+function failedAssertions(output, max = 5) {
+    return (output.match(/^\s*not ok \d+ - .*$/gm) ?? []).slice(0, max).map(line => line.trim());
+}
+
+/**
+ * Lines naming each failed file, its problem and its first failed assertions: printed again at the very
+ * end of a run, where a CI log cut to its tail still shows what failed.
+ */
+function failureSummary(failed) {
+    return failed.flatMap(({ file, problem, notOk }) => [`# failed: ${file}${problem ? ` (${problem})` : ''}`, ...notOk.map(line => `#   ${line}`)]);
+}
+
 /** One file in its own process group (a timeout ends what it started too); resolves with its counts. */
 function runFile(root, file, { preload, timeoutMs }) {
     return new Promise(resolve => {
@@ -69,21 +82,29 @@ function runFile(root, file, { preload, timeoutMs }) {
             deadline.clear();
             // whatever the file started and left behind (a failed teardown) goes with it
             killGroup(child.pid);
-            const counts = closingCount(output) ?? { pass: 0, fail: 0 };
-            const problem = deadline.timedOut ? `killed after ${timeoutMs / 1000} s` : code !== 0 && counts.fail === 0 ? `exit code ${code} without a failed assertion` : '';
+            const closed = closingCount(output);
+            const counts = closed ?? { pass: 0, fail: 0 };
+            const problem = deadline.timedOut
+                ? `killed after ${timeoutMs / 1000} s`
+                : code !== 0 && counts.fail === 0
+                  ? `exit code ${code} without a failed assertion`
+                  : !closed
+                    ? 'ended without tap\'s closing count'
+                    : '';
             if (problem) {
                 counts.fail += 1;
             }
-            resolve({ file: relative(root, file), output, problem, ms: Date.now() - started, ...counts });
+            resolve({ file: relative(root, file), output, problem, notOk: failedAssertions(output), ms: Date.now() - started, ...counts });
         });
     });
 }
 
 /**
  * Runs `files` (all of build/test when empty; those matching `first` first), `jobs` at a time. Each file's output is printed whole
- * when it ends, followed by a line `ok|not ok N - file # time=...`, as tap's runner does.
+ * when it ends to `out`, followed by a line `ok|not ok N - file # time=...`, as tap's runner does.
+ * Resolves with the counts and `failed`: each failed file with its problem and first `not ok` lines.
  */
-async function runTestFiles(root, files, { jobs = 4, timeoutMs = 180_000, first = [] } = {}) {
+async function runTestFiles(root, files, { jobs = 4, timeoutMs = 180_000, first = [], out = process.stdout } = {}) {
     const found = files.length ? files.map(file => join(root, file)) : findTestFiles(join(root, 'build', 'test'));
     const rank = file => {
         const at = first.findIndex(name => file.includes(`/build/test/${name}`));
@@ -94,22 +115,26 @@ async function runTestFiles(root, files, { jobs = 4, timeoutMs = 180_000, first 
     let next = 0;
     let printed = 0;
     const totals = { pass: 0, fail: 0 };
+    const failed = [];
     const worker = async () => {
         while (next < list.length) {
             const result = await runFile(root, list[next++], { preload, timeoutMs });
             totals.pass += result.pass;
             totals.fail += result.fail;
             const ok = result.fail === 0;
-            process.stdout.write(`# Subtest: ${result.file}\n${result.output.replace(/^/gm, '    ')}\n`);
-            if (result.problem) {
-                process.stdout.write(`    # ${result.problem}\n`);
+            if (!ok) {
+                failed.push({ file: result.file, problem: result.problem, notOk: result.notOk });
             }
-            process.stdout.write(`${ok ? 'ok' : 'not ok'} ${++printed} - ${result.file} # time=${result.ms}ms\n\n`);
+            out.write(`# Subtest: ${result.file}\n${result.output.replace(/^/gm, '    ')}\n`);
+            if (result.problem) {
+                out.write(`    # ${result.problem}\n`);
+            }
+            out.write(`${ok ? 'ok' : 'not ok'} ${++printed} - ${result.file} # time=${result.ms}ms\n\n`);
         }
     };
     await Promise.all(Array.from({ length: Math.min(jobs, list.length) }, worker));
-    process.stdout.write(`1..${printed}\n# { total: ${totals.pass + totals.fail}, pass: ${totals.pass}, fail: ${totals.fail} }\n`);
-    return { ...totals, ok: totals.fail === 0 };
+    out.write(`1..${printed}\n# { total: ${totals.pass + totals.fail}, pass: ${totals.pass}, fail: ${totals.fail} }\n`);
+    return { ...totals, failed, ok: totals.fail === 0 };
 }
 
-module.exports = { runTestFiles, groupDeadline };
+module.exports = { runTestFiles, groupDeadline, failureSummary };

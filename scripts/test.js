@@ -9,7 +9,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const { mkdirSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { groupDeadline, runTestFiles } = require('./run-test-files');
+const { failureSummary, groupDeadline, runTestFiles } = require('./run-test-files');
 const { installable, lowestDeclared, workspaceVersion } = require('./harness-controllers');
 
 const STARTED = Date.now();
@@ -136,6 +136,9 @@ async function runHarnesses() {
     }
     if (runHarnessToo) {
         results.push(...(await runHarnesses()));
+    }
+    for (const line of failureSummary(results.flatMap(r => r.failed ?? []))) {
+        console.log(line);
     }
     console.log(`# npm test took ${Math.round((Date.now() - STARTED) / 1000)} s`);
     const pass = results.reduce((sum, r) => sum + r.pass, 0);

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Storage } from '../../scripts/embedded-storage';
+import { connectStatesClient, type Storage } from '../../scripts/embedded-storage';
 import { stopProcess } from '../../scripts/stop-process';
 import { writeRegistryInstance } from './real-admin';
 
@@ -24,7 +24,33 @@ async function alive(storage: Storage): Promise<boolean> {
     return (await storage.states.getStateAsync('system.adapter.history.0.alive'))?.val === true;
 }
 
-/** history.0 with its defaults (`native` over them), started and alive; `env` adds to its environment (e.g. TZ). */
+/**
+ * Resolves once history.0 answers a message. Its alive state is set while its message box subscription,
+ * on another connection, may still be under way, and a message sent in between is lost.
+ */
+async function untilAnswering(storage: Storage, deadline: number, output: () => string): Promise<void> {
+    const from = 'system.adapter.history-probe.0';
+    let answered = false;
+    const client = await connectStatesClient(storage, (channel, message) => {
+        answered ||= channel === `messagebox.${from}` && (message as { command?: string } | null)?.command === 'features';
+    });
+    try {
+        await client.subscribeMessage(from);
+        for (let id = 1; !answered; id++) {
+            if (Date.now() > deadline) {
+                throw new Error(`history.0 is alive but answers no message:\n${output()}`);
+            }
+            await client.pushMessage('system.adapter.history.0', { command: 'features', message: null, from, callback: { message: null, id, ack: false, time: Date.now() } });
+            for (let waited = 0; !answered && waited < 1000; waited += 50) {
+                await new Promise(r => setTimeout(r, 50));
+            }
+        }
+    } finally {
+        await client.destroy();
+    }
+}
+
+/** history.0 with its defaults (`native` over them), started, alive and answering messages; `env` adds to its environment (e.g. TZ). */
 export async function startHistory(storage: Storage, native: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<RealHistory> {
     await writeRegistryInstance(storage, 'history', native);
     // a history killed before left its alive flag, and the wait below would pass at once
@@ -45,6 +71,7 @@ export async function startHistory(storage: Storage, native: Record<string, unkn
         }
         await new Promise(r => setTimeout(r, 100));
     }
+    await untilAnswering(storage, deadline, () => output);
     return {
         proc,
         rss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
