@@ -63,6 +63,17 @@ function failureSummary(failed) {
     return failed.flatMap(({ file, problem, notOk }) => [`# failed: ${file}${problem ? ` (${problem})` : ''}`, ...notOk.map(line => `#   ${line}`)]);
 }
 
+/** Why a file failed beyond its own assertions, or '' (a silent end with 0 is no pass: nothing was counted). */
+function problemOf({ timedOut, timeoutMs, code, counted }) {
+    if (timedOut) {
+        return `killed after ${timeoutMs / 1000} s`;
+    }
+    if (code !== 0 && !counted?.fail) {
+        return `exit code ${code} without a failed assertion`;
+    }
+    return counted ? '' : "ended without tap's closing count";
+}
+
 /** One file in its own process group (a timeout ends what it started too); resolves with its counts. */
 function runFile(root, file, { preload, timeoutMs }) {
     return new Promise(resolve => {
@@ -84,13 +95,7 @@ function runFile(root, file, { preload, timeoutMs }) {
             killGroup(child.pid);
             const closed = closingCount(output);
             const counts = closed ?? { pass: 0, fail: 0 };
-            const problem = deadline.timedOut
-                ? `killed after ${timeoutMs / 1000} s`
-                : code !== 0 && counts.fail === 0
-                  ? `exit code ${code} without a failed assertion`
-                  : !closed
-                    ? 'ended without tap\'s closing count'
-                    : '';
+            const problem = problemOf({ timedOut: deadline.timedOut, timeoutMs, code, counted: closed });
             if (problem) {
                 counts.fail += 1;
             }
