@@ -10,6 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTROLLER_DIR, PROJECT_ROOT } from '../scripts/embedded-storage';
 
+const { overridesKey } = require('../../scripts/cache-key.js') as { overridesKey: () => string };
+
 export interface Release {
     version: string;
     dir: string;
@@ -36,18 +38,19 @@ function npmInstall(dir: string, timeoutMs: number): Promise<{ ok: boolean; outp
     });
 }
 
-/** The release, installed on first use into `<cacheDir>/<version>`; `skip` says why it cannot be measured (e.g. no network). */
+/** The release, installed on first use into `<cacheDir>/<version>-controller-<version>-<overrides hash>`; `skip` says why it cannot be measured (e.g. no network). */
 export async function installRelease(version: string, cacheDir: string): Promise<Release | { skip: string }> {
-    const dir = join(cacheDir, version);
+    // the release's adapter-core finds js-controller in its own node_modules: the same version as our storage
+    const controller = installedVersion(CONTROLLER_DIR);
+    if (!controller) {
+        return { skip: 'no js-controller in the dev workspace to pair the release with; the comparison is skipped' };
+    }
+    const overrides = (readJson(join(PROJECT_ROOT, 'package.json')).overrides ?? {}) as Record<string, string>;
+    // named by all that the install depends on, so an install made for another controller is never taken
+    const dir = join(cacheDir, `${version}-controller-${controller}-${overridesKey()}`);
     const packageDir = join(dir, 'node_modules', 'iobroker.rest-api');
     if (installedVersion(packageDir) !== version) {
         mkdirSync(dir, { recursive: true });
-        // the release's adapter-core finds js-controller in its own node_modules: the same version as our storage
-        const controller = installedVersion(CONTROLLER_DIR);
-        if (!controller) {
-            return { skip: 'no js-controller in the dev workspace to pair the release with; the comparison is skipped' };
-        }
-        const overrides = (readJson(join(PROJECT_ROOT, 'package.json')).overrides ?? {}) as Record<string, string>;
         writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, dependencies: { 'iobroker.rest-api': version, 'iobroker.js-controller': controller }, overrides }, null, 2));
         console.log(`bench: installing iobroker.rest-api@${version} with js-controller ${controller} into ${dir} (once)`);
         const { ok, output } = await npmInstall(dir, 240_000);

@@ -6,6 +6,7 @@
 const { execFileSync } = require('node:child_process');
 const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { overridesKey } = require('./cache-key');
 
 const root = join(__dirname, '..');
 const readJson = file => JSON.parse(readFileSync(file, 'utf8'));
@@ -32,7 +33,8 @@ function workspaceVersion() {
  */
 function installable(version, cacheDir) {
     const overrides = readJson(join(root, 'package.json')).overrides ?? {};
-    const packDir = join(cacheDir, `js-controller-${version}`);
+    // named by the overrides too: a pack made under other overrides is never taken
+    const packDir = join(cacheDir, `js-controller-${version}-${overridesKey()}`);
     const repacked = join(packDir, 'repacked.tgz');
     // the answer of an earlier run: packing and asking the registry again would give the same
     const asPublished = join(packDir, 'as-published');

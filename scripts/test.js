@@ -11,6 +11,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { failureSummary, groupDeadline, runTestFiles } = require('./run-test-files');
 const { installable, lowestDeclared, workspaceVersion } = require('./harness-controllers');
+const { overridesKey } = require('./cache-key');
 
 const STARTED = Date.now();
 const root = join(__dirname, '..');
@@ -58,8 +59,9 @@ function runHarness(controller) {
     console.log(`\n# @iobroker/testing ${label}: test/harness/integration.js`);
     const started = Date.now();
     // one test directory per Node and js-controller version: the harness keeps its install there
-    // (native modules are built for one Node) and would wipe it whenever the version changes
-    const workDir = join(tmpdir(), 'rest-api-harness', `node-${process.version}-controller-${controller}`);
+    // (native modules are built for one Node) and would wipe it whenever the version changes; the
+    // overrides change which js-controller package it installs
+    const workDir = join(tmpdir(), 'rest-api-harness', `node-${process.version}-controller-${controller}-${overridesKey()}`);
     let controllerVersion;
     try {
         mkdirSync(workDir, { recursive: true });

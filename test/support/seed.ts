@@ -4,8 +4,12 @@ import { join } from 'node:path';
 import { runCli, startStorage } from '../../scripts/embedded-storage';
 import { freePort } from './ports';
 
-/** A data dir seeded once per machine and controller version by js-controller's `setup first`. */
-export const SEED_DIR = join(tmpdir(), `rest-api-test-seed-${require('iobroker.js-controller/package.json').version}`);
+// what `setup first` writes depends on js-controller and on the adapters installed beside it (the dev
+// workspace's admin brings files/admin.admin): both are in the lockfile
+const { lockfileKey } = require('../../../scripts/cache-key.js') as { lockfileKey: () => string };
+
+/** A data dir seeded by js-controller's `setup first`, once per machine, controller version and lockfile. */
+export const SEED_DIR = join(tmpdir(), `rest-api-test-seed-${require('iobroker.js-controller/package.json').version}-${lockfileKey()}`);
 
 export async function ensureSeed(): Promise<string> {
     if (existsSync(join(SEED_DIR, 'objects.jsonl'))) {
