@@ -6,10 +6,14 @@
  *
  *   node webhook-receiver.js [--port 9000] [--secret whsec_...]
  *                            [--adapter http://192.168.1.10:8093 --pattern '0_userdata.0.*' [--public-url http://me:9000/hook]]
+ *                            [--rejoin-after 30]
  *
- * With --adapter it registers itself at start and unregisters on Ctrl-C. Without --secret it makes one
- * up and prints it. Environment: HOOK_PORT, HOOK_HOST, HOOK_SECRET, HOOK_PUBLIC_URL, IOB_URL,
- * IOB_PATTERN, IOB_USER, IOB_PASSWORD (options win).
+ * With --adapter it registers itself at start and unregisters on Ctrl-C. When the adapter says it stops
+ * ({"disconnect":true}) and no call follows within --rejoin-after seconds, it registers again, retrying
+ * until the adapter answers: rest-api 5 keeps hooks over a restart, but one registered with 4.0.2 is
+ * gone after the upgrade, and one removed after failed calls is gone too. Without --secret it makes one
+ * up and prints it. Environment: HOOK_PORT, HOOK_HOST, HOOK_SECRET, HOOK_PUBLIC_URL, HOOK_REJOIN_AFTER,
+ * IOB_URL, IOB_PATTERN, IOB_USER, IOB_PASSWORD (options win).
  */
 'use strict';
 const { createHmac, randomBytes, timingSafeEqual } = require('node:crypto');
@@ -23,6 +27,7 @@ const { values: options } = parseArgs({
         host: { type: 'string', default: process.env.HOOK_HOST || '0.0.0.0' },
         secret: { type: 'string', default: process.env.HOOK_SECRET },
         'public-url': { type: 'string', default: process.env.HOOK_PUBLIC_URL },
+        'rejoin-after': { type: 'string', default: process.env.HOOK_REJOIN_AFTER || '30' },
         adapter: { type: 'string', default: process.env.IOB_URL },
         pattern: { type: 'string', default: process.env.IOB_PATTERN || '0_userdata.0.*' },
         user: { type: 'string', default: process.env.IOB_USER },
@@ -32,7 +37,7 @@ const { values: options } = parseArgs({
     },
 });
 if (options.help) {
-    console.log('usage: webhook-receiver.js [--port 9000] [--host 0.0.0.0] [--secret whsec_...] [--adapter URL --pattern P [--public-url URL] [--user u --password p]]');
+    console.log('usage: webhook-receiver.js [--port 9000] [--host 0.0.0.0] [--secret whsec_...] [--adapter URL --pattern P [--public-url URL] [--user u --password p] [--rejoin-after 30]]');
     process.exit(0);
 }
 
@@ -83,10 +88,15 @@ function isReplay(id) {
 }
 
 function handle(payload) {
+    // any call after a disconnect shows the adapter still has the hook
+    clearTimeout(rejoinTimer);
     if (payload.test) {
         log('validation call from the adapter answered');
     } else if (payload.disconnect) {
-        log('the adapter is stopping; it keeps the hook and calls again after its restart');
+        log('the adapter is stopping');
+        if (hookUrl) {
+            rejoinTimer = setTimeout(rejoin, Number(options['rejoin-after']) * 1000);
+        }
     } else if (payload.overflow) {
         log(`overflow: ${payload.dropped} events were dropped (this receiver was unreachable too long)`);
     } else {
@@ -161,7 +171,21 @@ async function register(url) {
 }
 
 let hookUrl = null;
+let rejoinTimer;
+/** Registers again, every 10 s until the adapter is back; the adapter keeps a hook it still has. */
+async function rejoin() {
+    log(`no call since the adapter stopped: registering ${hookUrl} again`);
+    try {
+        await adapterCall('POST', { url: hookUrl, pattern: options.pattern, method: 'POST', secret });
+        log(`registered again for ${options.pattern}`);
+    } catch (err) {
+        log(`not registered yet (${err.cause?.code ?? err.message}); trying again in 10 s`);
+        rejoinTimer = setTimeout(rejoin, 10_000);
+    }
+}
+
 async function shutdown() {
+    clearTimeout(rejoinTimer);
     if (hookUrl) {
         await adapterCall('DELETE', { url: hookUrl }).catch(err => log(`could not unregister: ${err.message}`));
     }

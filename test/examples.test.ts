@@ -218,6 +218,28 @@ t.test('webhook receiver: registers itself, prints verified events, refuses forg
     t.equal((await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hookUrl)}`)).status, 404, 'unregistered on the way out');
 });
 
+t.test('webhook receiver: registers again after {disconnect:true} when no call follows (a hook lost in the upgrade from 4.0.2)', async t => {
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const port = await freePort();
+    const hookUrl = `http://127.0.0.1:${port}/hook`;
+    const listed = async () => (await iob.request(`/v1/states/subscribe?url=${encodeURIComponent(hookUrl)}`)).status;
+    const receiver = runExample('webhook-receiver.js', ['--port', String(port), '--host', '127.0.0.1', '--secret', secret, '--adapter', iob.baseUrl, '--pattern', '0_userdata.0.ex_hook*', '--rejoin-after', '1']);
+    await receiver.until(() => receiver.stderr().includes('registered'), 'registration');
+    // as after an upgrade from 4.0.2: the adapter said it stops, and the new one has no hook for this URL
+    t.equal((await iob.request('/v1/states/subscribe', { method: 'DELETE', body: { url: hookUrl } })).status, 200, 'the hook is gone');
+    t.equal(await listed(), 404, 'the adapter lists no hook for the URL');
+    const disconnect = JSON.stringify({ disconnect: true });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`msg_stop.${timestamp}.${disconnect}`).digest('base64');
+    const headers = { 'Content-Type': 'application/json', 'webhook-id': 'msg_stop', 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+    t.equal((await checkedFetch(hookUrl, { method: 'POST', headers, body: disconnect })).status, 204, 'the disconnect call is answered');
+    await receiver.until(() => receiver.stderr().includes('registered again'), 'registering again', 20_000);
+    t.equal(await listed(), 200, 'the adapter lists the hook again');
+    await write('ex_hook1', 'after the rejoin');
+    await receiver.until(() => vals(receiver).some(([, val]) => val === 'after the rejoin'), 'an event after the rejoin');
+    t.pass('events arrive again');
+});
+
 t.test('long-polling page in Chromium: shows a written state in its list', async t => {
     const launched = await launchChromium();
     if (!launched.browser) {
