@@ -11,6 +11,7 @@ import { createServices } from './services';
 import { warnOnFailure } from './warn-on-failure';
 import { PACKAGE_ROOT } from './http/static-files';
 import { StorageLink } from './storage/link-state';
+import { reportLink } from './storage/link-report';
 
 class RestApi extends utils.Adapter {
     private server: Server | null = null;
@@ -27,6 +28,11 @@ class RestApi extends utils.Adapter {
         // and our routes already convert values by the object's type
         super({ ...options, name: 'rest-api', dirname: PACKAGE_ROOT, strictObjectChecks: false });
         this.link = new StorageLink(this);
+        // this.log exists only once js-controller has connected: looked up when the link changes
+        reportLink(this.link, {
+            log: { warn: message => this.log.warn(message), info: message => this.log.info(message) },
+            setConnection: up => this.setStateAsync('info.connection', up && !!this.server, true),
+        });
         this.on('ready', () => this.start().catch(err => this.fail(err)));
         this.on('stateChange', (id, state) => this.onChange?.state(id, state));
         this.on('objectChange', (id, obj) => this.onChange?.object(id, obj));

@@ -97,7 +97,7 @@ export function createServices({
         return ref ? tokens.aclOf(ref) : acls.get(owner);
     };
     // other instances on this database: their writes and their failed logins count here too
-    const peers = watchPeers(storage, feed, namespace);
+    const peers = watchPeers(storage, feed, namespace, adapter);
     const guards = linkedGuards(storage, feed, namespace);
     const access = new EventAccess(
         feed,
@@ -111,7 +111,11 @@ export function createServices({
     // without a link (inside the web adapter) the caches trust js-controller's reconnects
     const connected = (): boolean => link?.up !== false;
     const { sourceFor } = access;
-    link?.on('change', () => {
+    link?.on('change', (up: boolean) => {
+        if (up) {
+            // an instance that died during the outage was announced to no one
+            void peers.refresh();
+        }
         // notifications published while disconnected are lost: nothing cached can be trusted, rights neither
         acls.invalidate();
         access.forget();
@@ -181,7 +185,7 @@ export function createServices({
     const hooks = new HookRegistry(
         sourceFor,
         hookSettings,
-        stateHookStore(storage, namespace, feed),
+        stateHookStore(storage, namespace, feed, peers),
         { perUser: config.limits.hooksPerUser, total: config.limits.hooksTotal },
         { self: namespace, peers, barrier: stateBarrier },
     );

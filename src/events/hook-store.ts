@@ -2,6 +2,7 @@ import type { ChangeFeed } from '../storage/change-feed';
 import type { StoredHook } from './hooks';
 import type { StoragePort } from '../storage/port';
 import { adminJsonState } from '../storage/admin-json-state';
+import type { Peers } from '../storage/peers';
 
 /** What the instances on one database tell each other about URL hooks. */
 export interface HookStoreListener {
@@ -9,7 +10,7 @@ export interface HookStoreListener {
     list(namespace: string, hooks: StoredHook[], ts: number): void;
     /** Another instance's receivers confirmed these events (hook key -> event identity). */
     progress(namespace: string, confirmed: Record<string, string>): void;
-    /** An instance came or went (js-controller's `alive` states). */
+    /** An instance came or went (src/storage/peers.ts, from js-controller's `alive` states). */
     alive(): void;
 }
 
@@ -38,7 +39,12 @@ function parsed<T>(state: ioBroker.State | null | undefined, fallback: T): T {
  * to `<namespace>.hookProgress`, and reads every instance's: one writer per state, so no write can
  * undo another's. Both hold URLs and secrets: readable by administrators only.
  */
-export function stateHookStore(storage: StoragePort, namespace: string, feed?: ChangeFeed): HookStore {
+export function stateHookStore(
+    storage: StoragePort,
+    namespace: string,
+    feed?: ChangeFeed,
+    peers?: Pick<Peers, 'onChange'>,
+): HookStore {
     const writers = new Map<string, (value: unknown) => Promise<void>>();
     const write = (id: string, name: string, value: unknown): Promise<void> => {
         let writer = writers.get(id);
@@ -89,8 +95,8 @@ export function stateHookStore(storage: StoragePort, namespace: string, feed?: C
                     listener.progress(other, parsed<Record<string, string>>(state as ioBroker.State | null, {}));
                 }
             });
-            // after the peers' own listener on the same pattern (src/storage/peers.ts): they know first
-            await feed.listen('state', 'system.adapter.rest-api.*.alive', () => setImmediate(() => listener.alive()));
+            // from the peers, which also notice an instance whose death Redis did not announce
+            peers?.onChange(() => setImmediate(() => listener.alive()));
         },
     };
 }

@@ -36,7 +36,7 @@ function setUp(versions: Record<string, string>, alive: Record<string, boolean>)
         holdObjectReads = new Promise(r => (release = r));
         return release;
     };
-    return { peers, change, settle, hold, objectReads, versions };
+    return { peers, change, settle, hold, objectReads, versions, alive };
 }
 
 t.test('an alive instance of this major version is a peer; this instance itself never is', async t => {
@@ -93,4 +93,23 @@ t.test('an instance without an instance object or version is no peer', async t =
     const { peers } = setUp({}, { 'rest-api.3': true });
     await peers.start();
     t.same(peers.alive(), []);
+});
+
+t.test('an instance whose alive state left the database unannounced stops counting at the next refresh', async t => {
+    const { peers, alive } = setUp({ 'rest-api.1': '5.0.0', 'rest-api.2': '5.0.0' }, { 'rest-api.1': true, 'rest-api.2': true });
+    await peers.start();
+    let changes = 0;
+    peers.onChange(() => changes++);
+    t.same(peers.alive(), ['rest-api.1', 'rest-api.2']);
+    // its TTL ran out in a Redis without keyspace notifications: no change was announced
+    delete alive['rest-api.1'];
+    await peers.refresh();
+    t.same(peers.alive(), ['rest-api.2'], 'found missing in what the database holds');
+    t.equal(changes, 1, 'the change is told once');
+    await peers.refresh();
+    t.equal(changes, 1, 'a refresh that finds the same tells nothing');
+    alive['rest-api.1'] = true;
+    await peers.refresh();
+    t.same(peers.alive(), ['rest-api.1', 'rest-api.2'], 'back when it is alive again');
+    t.equal(changes, 2);
 });
