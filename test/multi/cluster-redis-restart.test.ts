@@ -49,7 +49,7 @@ if (!hasRedis() && !process.env.CI) {
     const lines = (n: number, pattern: RegExp) => cluster.nodes[n].logs().split('\n').filter(line => pattern.test(line));
 
     t.test('after a 3 s outage: each instance logs it once with its length, and info.connection is true again', async t => {
-        await cluster.redis.bounce(3000);
+        await cluster.store.bounce(3000);
         for (const n of [0, 1]) {
             t.ok(await until(async () => (await call(direct(n), `/v1/state/${ID}`).catch(() => ({ status: 0 }))).status === 200, 20_000), `rest-api.${n} answers again`);
         }

@@ -23,9 +23,21 @@ export interface ClusterNode {
     start(): Promise<void>;
 }
 
-export interface Cluster {
+/** The database under the cluster: where iobroker.json points js-controller, and how it ends. */
+export interface ClusterStore {
+    writeConfig(dataDir: string): void;
+    close(): Promise<void>;
+}
+
+/** One redis-server, the storage most multihost set-ups have. */
+export async function plainRedis(): Promise<RedisServer & ClusterStore> {
+    const redis = await startRedis();
+    return { ...redis, writeConfig: dataDir => writeRedisConfig(dataDir, redis.port) };
+}
+
+export interface Cluster<S extends ClusterStore = RedisServer & ClusterStore> {
     storage: Storage;
-    redis: RedisServer;
+    store: S;
     nodes: ClusterNode[];
     /** The proxy's address: every request goes to the next instance in turn. */
     baseUrl: string;
@@ -118,10 +130,16 @@ function roundRobin(nodes: ClusterNode[]): Server {
     });
 }
 
-export async function startCluster(instances = 2, native: Record<string, unknown> = {}): Promise<Cluster> {
-    const redis = await startRedis();
+export async function startCluster(instances?: number, native?: Record<string, unknown>): Promise<Cluster>;
+export async function startCluster<S extends ClusterStore>(instances: number, native: Record<string, unknown>, startStore: () => Promise<S>): Promise<Cluster<S>>;
+export async function startCluster(
+    instances = 2,
+    native: Record<string, unknown> = {},
+    startStore: () => Promise<ClusterStore> = plainRedis,
+): Promise<Cluster<ClusterStore>> {
+    const store = await startStore();
     const dataDir = mkdtempSync(join(tmpdir(), 'rest-api-cluster-'));
-    writeRedisConfig(dataDir, redis.port);
+    store.writeConfig(dataDir);
     const storage = await startStorage({ dataDir });
     await seedIfNeeded(storage);
     const nodes: ClusterNode[] = [];
@@ -136,7 +154,7 @@ export async function startCluster(instances = 2, native: Record<string, unknown
     await new Promise<void>(resolve => proxy.listen(proxyPort, '127.0.0.1', resolve));
     return {
         storage,
-        redis,
+        store,
         nodes,
         baseUrl: `http://127.0.0.1:${proxyPort}`,
         async stop() {
@@ -144,7 +162,7 @@ export async function startCluster(instances = 2, native: Record<string, unknown
             await new Promise(resolve => proxy.close(resolve));
             await Promise.all(nodes.map(each => each.kill()));
             await storage.close();
-            await redis.close();
+            await store.close();
             rmSync(dataDir, { recursive: true, force: true });
         },
     };
