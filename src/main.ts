@@ -11,7 +11,10 @@ import { createServices } from './services';
 import { warnOnFailure } from './warn-on-failure';
 import { PACKAGE_ROOT } from './http/static-files';
 import { StorageLink } from './storage/link-state';
-import { reportLink } from './storage/link-report';
+import { giveUpAfter, reportLink } from './storage/link-report';
+
+/** How long the adapter waits for a lost database (a Redis restart or a Sentinel failover take seconds). */
+const DATABASE_LOST_LIMIT_MS = 15_000;
 
 class RestApi extends utils.Adapter {
     private server: Server | null = null;
@@ -32,6 +35,12 @@ class RestApi extends utils.Adapter {
         reportLink(this.link, {
             log: { warn: message => this.log.warn(message), info: message => this.log.info(message) },
             setConnection: up => this.setStateAsync('info.connection', up && !!this.server, true),
+        });
+        giveUpAfter(this.link, DATABASE_LOST_LIMIT_MS, this, () => {
+            this.log.error(`No connection to the ioBroker database for ${DATABASE_LOST_LIMIT_MS / 1000} s: stopping`);
+            this.server?.close();
+            this.server?.closeAllConnections();
+            this.terminate('no database', utils.EXIT_CODES.NO_CONNECTION_TO_STATES_DB);
         });
         this.on('ready', () => this.start().catch(err => this.fail(err)));
         this.on('stateChange', (id, state) => this.onChange?.state(id, state));

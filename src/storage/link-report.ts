@@ -1,3 +1,4 @@
+import type { Timers } from '../timers';
 import type { StorageLink } from './link-state';
 
 interface Reporter {
@@ -23,5 +24,23 @@ export function reportLink(link: Pick<StorageLink, 'on'>, { log, setConnection, 
         }
         // written again once the link is back, so a write lost during the outage is made good
         setConnection(up).catch(() => undefined);
+    });
+}
+
+/**
+ * Calls `giveUp` once the link has been down for `ms` without a break. An adapter whose launcher or
+ * database is gone must not wait on: js-controller's own client gives up only after about 100 s of
+ * retries, while what the adapter holds for its clients grows.
+ */
+export function giveUpAfter(
+    link: Pick<StorageLink, 'on'>,
+    ms: number,
+    timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>,
+    giveUp: () => void,
+): void {
+    let timer: ReturnType<Timers['setTimeout']>;
+    link.on('change', (up: boolean) => {
+        timers.clearTimeout(timer);
+        timer = up ? undefined : timers.setTimeout(giveUp, ms);
     });
 }

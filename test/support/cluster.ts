@@ -17,6 +17,8 @@ export interface ClusterNode {
     namespace: string;
     port: number;
     readonly running: boolean;
+    /** The process's pid while it runs. */
+    readonly pid?: number;
     logs(): string;
     /** SIGKILL: no unload, its alive state stays until its TTL runs out, as when a host dies. */
     kill(): Promise<void>;
@@ -69,6 +71,9 @@ function node(storage: Storage, instance: number, port: number): ClusterNode {
         port,
         get running() {
             return !!child && child.exitCode === null && child.signalCode === null;
+        },
+        get pid() {
+            return this.running ? child?.pid : undefined;
         },
         logs: () => output,
         async start() {
