@@ -11,6 +11,7 @@ import { HttpError } from '../http/http-error';
 import type { StoragePort } from './port';
 import { pairMemo } from '../pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
+import { assertMaySetHistorySettings, type SeriesCaller } from '../access/history-rights';
 
 /*
  * The storage port a request gets: the same reads, and every write checked by the write policy
@@ -61,6 +62,14 @@ export function guardedStorage(
 
 function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: PolicyServices): StoragePort {
     const admin = isAdministratorAcl(acl);
+    /** The history settings' check looks at other objects as the adapter sees them. */
+    const series: SeriesCaller = {
+        acl,
+        ownerOnly,
+        objectOf: id => services.objectCache.get(id),
+        stateObjectsBetween: async (first, last) =>
+            (await port.getObjectViewAsync('system', 'state', { startkey: first, endkey: last }))?.rows ?? [],
+    };
 
     /** Nobody hands out rights above their own: not by editing a group, nor by taking over a stronger account. */
     async function assertAccountBelow(id: string, existing: Guarded, next: unknown): Promise<void> {
@@ -87,6 +96,8 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             throw forbidden(id);
         }
         await assertAccountBelow(id, existing, next);
+        // `next`, not `after`: a merge changes only the history settings it names
+        await assertMaySetHistorySettings(series, id, existing, next);
     }
 
     async function assertDelete(id: string, recursive: boolean): Promise<void> {
