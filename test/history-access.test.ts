@@ -217,6 +217,9 @@ t.test('ids sharing a file name: the user gets the series only when it may read 
         t.equal(res.status, 403, `${path}: ${res.text.slice(0, 200)}`);
         t.notMatch(res.text, String(SECRET), `${path} shows no private value`);
     }
+    // history takes a list as one id, its text: `….door,code` names the same file as DOOR
+    const list = await sendTo('deleteAll', { id: [`${P}.door`, 'code'] });
+    t.equal(list.status, 403, `a list as id: ${list.text}`);
     t.same(await privateValues(DOOR), DOOR_VALUES, 'the private history is as it was');
     const mine = await get(`/v1/getHistory/${MINE}?${dayQuery}`);
     t.equal(mine.status, 200, `an id that shares no file name is read as before: ${mine.text}`);

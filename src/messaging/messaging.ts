@@ -168,7 +168,7 @@ function assertFewValues(name: string, command: string, message: unknown): void 
     }
 }
 
-/** The state ids a history message names: `id` (one or a list), or a list of ids or of `{id}` (storeState's list form). */
+/** The ids a history message names: `id` (one or a list), or a list of ids or of `{id}` (storeState's list form). */
 function namedIds(message: unknown): string[] {
     const items = Array.isArray(message) ? message : [message];
     const ids: unknown[] = [];
@@ -177,7 +177,8 @@ function namedIds(message: unknown): string[] {
             ids.push(item);
         } else if (item && typeof item === 'object') {
             const id = (item as { id?: unknown }).id;
-            ids.push(...(Array.isArray(id) ? id : [id]));
+            // history 5.0.1 takes a list as one id, its text `a,b`: the series of that name counts too
+            ids.push(...(Array.isArray(id) ? [...id, id.join(',')] : [id]));
         }
     }
     return ids.filter((id): id is string => typeof id === 'string' && id !== '');
