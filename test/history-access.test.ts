@@ -153,6 +153,8 @@ t.test('an own id whose aliasId names a private state: no change reaches the pri
         update: await sendTo('update', { id: ALIASED, state: { ts: DAY, val: 1 } }),
         storeState: await sendTo('storeState', { id: ALIASED, state: { ts: DAY + 5, val: 1 } }),
         addHistory: await send('POST', '/v1/addHistory', { id: ALIASED, state: { val: 1, ts: DAY + 6 } }),
+        // history appends every value of the state to the series of its aliasId
+        stateWrite: await send('PATCH', `/v1/state/${ALIASED}`, { val: 7, ack: true, ts: DAY + 8 }),
     };
     for (const [path, res] of Object.entries(answers)) {
         t.equal(res.status, 403, `${path}: ${res.text.slice(0, 200)}`);

@@ -11,7 +11,12 @@ import { HttpError } from '../http/http-error';
 import type { StoragePort } from './port';
 import { pairMemo } from '../pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
-import { assertMaySetHistorySettings, type SeriesCaller } from '../access/history-rights';
+import {
+    aliasTargets,
+    assertMayUseAliasTarget,
+    assertMaySetHistorySettings,
+    type SeriesCaller,
+} from '../access/history-rights';
 
 /*
  * The storage port a request gets: the same reads, and every write checked by the write policy
@@ -62,8 +67,8 @@ export function guardedStorage(
 
 function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: PolicyServices): StoragePort {
     const admin = isAdministratorAcl(acl);
-    /** The history settings' check looks at other objects as the adapter sees them. */
-    const series: SeriesCaller = {
+    /** The history settings' checks look at other objects as the adapter sees them. */
+    const seriesCaller: SeriesCaller = {
         acl,
         ownerOnly,
         objectOf: id => services.objectCache.get(id),
@@ -97,7 +102,7 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         }
         await assertAccountBelow(id, existing, next);
         // `next`, not `after`: a merge changes only the history settings it names
-        await assertMaySetHistorySettings(series, id, existing, next);
+        await assertMaySetHistorySettings(seriesCaller, id, existing, next);
     }
 
     async function assertDelete(id: string, recursive: boolean): Promise<void> {
@@ -130,6 +135,10 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             !mayChangeState(acl, target, await services.objectCache.get(target), ownerOnly, 'write')
         ) {
             throw forbidden(id);
+        }
+        // a history instance appends the value to the series of the state's aliasId (made by someone else)
+        for (const series of kind === 'write' ? aliasTargets(obj) : []) {
+            await assertMayUseAliasTarget(seriesCaller, series, 'change', id);
         }
     }
 
