@@ -9,6 +9,7 @@ import {
     type Guarded,
 } from './rules';
 import { narrowObject } from './scope';
+import { assertMayUseSeries } from './history-rights';
 import { HttpError } from '../http/http-error';
 
 /*
@@ -160,7 +161,7 @@ export function assertInWriteScope(
     }
 }
 
-/** Throws 403 unless the caller may write the state `id` (values handed to a history instance). */
+/** Throws 403 unless the caller may write the state `id`. */
 export async function assertMayWriteState(ctx: ReadCaller, id: string): Promise<void> {
     if (!seesAll(ctx.acl) && !mayWriteState(ctx.acl, id, await ctx.objectOf(id), ctx.ownerOnly)) {
         throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
@@ -176,8 +177,8 @@ const NOT_A_HISTORY_ID = /[*?\u0000-\u001f]/;
 /**
  * Throws unless the caller may read the stored history of the state `id`: 422 for a wildcard or an
  * id too long to be one; then, for callers with limits, 403 unless `id` is a state object they may
- * read. The history adapters look up ids that have no object too, and file names that several ids
- * share (`a:b` and `a|b` name one file), so an id without an object is no way around the rights.
+ * read, and every series it reaches (its aliasIds', a file name shared with other ids) readable too.
+ * The history adapters look up ids that have no object too, so an id without one is no way around the rights.
  */
 export async function assertMayReadHistory(ctx: ReadCaller, id: string): Promise<void> {
     if (id.length > MAX_HISTORY_ID_LENGTH || NOT_A_HISTORY_ID.test(id)) {
@@ -190,17 +191,17 @@ export async function assertMayReadHistory(ctx: ReadCaller, id: string): Promise
         );
     }
     const access = readAccess(ctx);
-    if (!access) {
-        return;
+    if (access) {
+        await assertMayUseSeries(ctx, id, 'read', obj => (obj?.type as unknown) === 'state' && access.state(id, obj));
     }
-    // the token's scope before the object: an id outside it costs no lookup and warms no cache
-    if (!inScope(ctx.acl, 'read', id)) {
-        throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
-    }
-    const obj = await ctx.objectOf(id);
-    if ((obj as { type?: unknown } | null | undefined)?.type !== 'state' || !access.state(id, obj)) {
-        throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
-    }
+}
+
+/**
+ * Throws 403 unless the caller may change the stored history of `id` (storeState, delete, enableHistory...):
+ * write rights on the state, and read and write rights on every series it reaches (history-rights.ts).
+ */
+export async function assertMayChangeHistory(ctx: ReadCaller, id: string): Promise<void> {
+    await assertMayUseSeries(ctx, id, 'change', obj => mayWriteState(ctx.acl, id, obj, ctx.ownerOnly));
 }
 
 /** Throws 403 unless the caller may read the state `id` (history, messages naming a state). */

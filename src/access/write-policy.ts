@@ -15,6 +15,8 @@ import {
  * objects client checks an object write only against the group right and without the id: the target's
  * own `acl` and its rule for accounts do not apply there. So they apply here, together with ids that
  * only administrators change and the rule that nobody hands out rights they do not hold themselves.
+ * History settings that reach another id's series (aliasId, shared file names) need lookups of other
+ * objects: history-rights.ts checks them, called by the same guard.
  */
 
 export type ObjectWrite = 'create' | 'write' | 'delete';

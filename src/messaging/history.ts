@@ -165,7 +165,7 @@ export async function storeState(
     state: Record<string, unknown>,
     context: Record<string, unknown> = {},
 ): Promise<unknown> {
-    await ctx.data.assertMayWriteState(id);
+    await ctx.data.assertMayChangeHistory(id);
     const instance = await historyInstance(ctx, undefined, context);
     const answer = await sendToInstance(ctx, instance, 'storeState', { id, state }, HISTORY_TIMEOUT_MS, context);
     if (answer === undefined || answer === null) {

@@ -2,6 +2,7 @@ import { guardedStorage } from './guarded-storage';
 import { seesAll, type Acl, type AclCache } from '../access/rules';
 import {
     assertMayReadState,
+    assertMayChangeHistory,
     assertMayReadHistory,
     assertMayWriteState,
     visibleEnums,
@@ -11,6 +12,7 @@ import {
     visibleStates,
     withVisibleMembers,
 } from '../access/read-checks';
+import { assertMaySetHistorySettings } from '../access/history-rights';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import type { StoragePort } from './port';
 import { objectsBelow } from './objects-below';
@@ -331,7 +333,17 @@ export class CallerData {
         return assertMayReadHistory(this.reads, id);
     }
 
-    /** Throws 403 unless the caller may write the state `id` (values handed to a history instance). */
+    /** Throws 403 unless the caller may change the stored history of `id` and every series it reaches. */
+    assertMayChangeHistory(id: string): Promise<void> {
+        return assertMayChangeHistory(this.reads, id);
+    }
+
+    /** Throws 403 when history settings `after` of `id` reach a series the caller may not read and write. */
+    assertMaySetHistorySettings(id: string, before: unknown, after: unknown): Promise<void> {
+        return assertMaySetHistorySettings(this.reads, id, before, after);
+    }
+
+    /** Throws 403 unless the caller may write the state `id`. */
     assertMayWriteState(id: string): Promise<void> {
         return assertMayWriteState(this.reads, id);
     }

@@ -11,6 +11,12 @@ import { HttpError } from '../http/http-error';
 import type { StoragePort } from './port';
 import { pairMemo } from '../pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
+import {
+    aliasTargets,
+    assertMayUseAliasTarget,
+    assertMaySetHistorySettings,
+    type SeriesCaller,
+} from '../access/history-rights';
 
 /*
  * The storage port a request gets: the same reads, and every write checked by the write policy
@@ -61,6 +67,14 @@ export function guardedStorage(
 
 function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: PolicyServices): StoragePort {
     const admin = isAdministratorAcl(acl);
+    /** The history settings' checks look at other objects as the adapter sees them. */
+    const seriesCaller: SeriesCaller = {
+        acl,
+        ownerOnly,
+        objectOf: id => services.objectCache.get(id),
+        stateObjectsBetween: async (first, last) =>
+            (await port.getObjectViewAsync('system', 'state', { startkey: first, endkey: last }))?.rows ?? [],
+    };
 
     /** Nobody hands out rights above their own: not by editing a group, nor by taking over a stronger account. */
     async function assertAccountBelow(id: string, existing: Guarded, next: unknown): Promise<void> {
@@ -87,6 +101,8 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             throw forbidden(id);
         }
         await assertAccountBelow(id, existing, next);
+        // `next`, not `after`: a merge changes only the history settings it names
+        await assertMaySetHistorySettings(seriesCaller, id, existing, next);
     }
 
     async function assertDelete(id: string, recursive: boolean): Promise<void> {
@@ -119,6 +135,10 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             !mayChangeState(acl, target, await services.objectCache.get(target), ownerOnly, 'write')
         ) {
             throw forbidden(id);
+        }
+        // a history instance appends the value to the series of the state's aliasId (made by someone else)
+        for (const series of kind === 'write' ? aliasTargets(obj) : []) {
+            await assertMayUseAliasTarget(seriesCaller, series, 'change', id);
         }
     }
 

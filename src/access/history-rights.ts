@@ -1,0 +1,176 @@
+import { inScope, mayReadState, mayWriteState, seesAll, type Acl, type Guarded } from './rules';
+import { HttpError } from '../http/http-error';
+
+/*
+ * Which recorded series a history request on an id reaches, and whether the caller may use them.
+ * A history instance does not keep one series per id: `common.custom.<instance>.aliasId` (history, sql,
+ * influxdb) makes it read, append to and delete the series of another id, and history names its files
+ * by the id with `| * , ; " ' < > ? : / \` turned into `~`, so several ids share one file. The rights
+ * therefore count on every id whose values a series holds, not only on the id that was asked for.
+ */
+
+/** What the checks need: the caller's rights and the objects as the adapter sees them (a ReadCaller fits). */
+export interface SeriesCaller {
+    acl: Acl;
+    ownerOnly: boolean;
+    objectOf(id: string): Promise<ioBroker.Object | null>;
+    stateObjectsBetween(first: string, last: string): Promise<Array<{ id: string; value?: unknown }>>;
+}
+
+/** Reading a series, or changing it (storeState, update, delete..., enableHistory). */
+export type SeriesUse = 'read' | 'change';
+
+/** The characters history 5.0.1 replaces by `~` in a file name (`getSafeId`), and `~` itself. */
+// eslint-disable-next-line no-control-regex -- \u0000 is one of them
+const SHARES_NAME = /[\u0000|*,;"'<>?:/\\~]/;
+// eslint-disable-next-line no-control-regex -- \u0000 is one of them
+const REPLACED = /[\u0000|*,;"'<>?:/\\]/g;
+/** At most this many objects are compared for a shared file name; a wider range is refused, not scanned. */
+export const MAX_SHARED_NAME_SCAN = 2000;
+const BELOW = '\u9999';
+
+/** The file name part of `id` in history 5.0.1. */
+export function storageName(id: string): string {
+    return id.replace(REPLACED, '~');
+}
+
+/** The aliasIds of an object's history settings, of every instance: not every caller knows the instance yet. */
+export function aliasTargets(obj: unknown): string[] {
+    const custom = (obj as { common?: { custom?: unknown } } | null | undefined)?.common?.custom;
+    if (!custom || typeof custom !== 'object') {
+        return [];
+    }
+    const targets = new Set<string>();
+    for (const settings of Object.values(custom as Record<string, unknown>)) {
+        const aliasId = (settings as { aliasId?: unknown } | null)?.aliasId;
+        if (typeof aliasId === 'string' && aliasId !== '') {
+            targets.add(aliasId);
+        }
+    }
+    return [...targets];
+}
+
+function forbidden(id: string, reason?: string): HttpError {
+    return new HttpError('FORBIDDEN', 'permissionError', { context: reason ? { id, reason } : { id } });
+}
+
+function allowed(ctx: SeriesCaller, id: string, obj: Guarded, use: SeriesUse): boolean {
+    return (
+        inScope(ctx.acl, 'read', id) &&
+        mayReadState(ctx.acl, id, obj, ctx.ownerOnly) &&
+        (use === 'read' || (inScope(ctx.acl, 'write', id) && mayWriteState(ctx.acl, id, obj, ctx.ownerOnly)))
+    );
+}
+
+/**
+ * Throws 403 unless the caller may use every existing state whose file name is that of `series`
+ * (`asked` is what the error names: never the other state). One view over the ids that begin like
+ * `series` up to its first such character finds them; more than MAX_SHARED_NAME_SCAN are refused.
+ */
+export async function assertSharersAllowed(
+    ctx: SeriesCaller,
+    series: string,
+    use: SeriesUse,
+    asked = series,
+): Promise<void> {
+    const at = series.search(SHARES_NAME);
+    if (at < 0) {
+        return;
+    }
+    const prefix = series.slice(0, at);
+    const rows = await ctx.stateObjectsBetween(prefix, prefix + BELOW);
+    if (rows.length > MAX_SHARED_NAME_SCAN) {
+        throw forbidden(
+            asked,
+            `more than ${MAX_SHARED_NAME_SCAN} ids begin like it: its shared file name is not checked`,
+        );
+    }
+    const name = storageName(series);
+    for (const row of rows) {
+        const sharer = row.id !== series && row.id.length === series.length && storageName(row.id) === name;
+        if (sharer && !allowed(ctx, row.id, row.value as Guarded, use)) {
+            throw forbidden(asked);
+        }
+    }
+}
+
+/**
+ * Throws 403 unless a limited caller may read (or change) the state `target` whose series another id
+ * reaches through its aliasId: it must be a state object the caller may read (and write), as must
+ * every state that shares its file name.
+ */
+export async function assertMayUseAliasTarget(
+    ctx: SeriesCaller,
+    target: string,
+    use: SeriesUse,
+    asked: string,
+): Promise<void> {
+    const obj = await ctx.objectOf(target);
+    if ((obj as { type?: unknown } | null)?.type !== 'state' || !allowed(ctx, target, obj, use)) {
+        throw forbidden(asked);
+    }
+    await assertSharersAllowed(ctx, target, use, asked);
+}
+
+/**
+ * Throws 403 unless the caller may read (or change) every series a history request on `id` reaches:
+ * the id's own (as the id's own rule decides, `ownRule`), its aliasIds' and all that share a file name
+ * with them. The administrator passes without a lookup.
+ */
+export async function assertMayUseSeries(
+    ctx: SeriesCaller,
+    id: string,
+    use: SeriesUse,
+    ownRule: (obj: ioBroker.Object | null) => boolean,
+): Promise<void> {
+    if (seesAll(ctx.acl)) {
+        return;
+    }
+    // the token's scope before the object: an id outside it costs no lookup and warms no cache
+    if (!inScope(ctx.acl, use === 'read' ? 'read' : 'write', id)) {
+        throw forbidden(id);
+    }
+    const obj = await ctx.objectOf(id);
+    if (!ownRule(obj)) {
+        throw forbidden(id);
+    }
+    await assertSharersAllowed(ctx, id, use);
+    for (const target of aliasTargets(obj)) {
+        await assertMayUseAliasTarget(ctx, target, use, id);
+    }
+}
+
+/**
+ * Throws 403 when a write of an object (or enableHistory) gives `id` history settings that reach a series
+ * the caller may not read and write: a new or changed aliasId, or settings that start recording into a
+ * file name shared with such a state. Unchanged settings pass (an administrator may have made them).
+ */
+export async function assertMaySetHistorySettings(
+    ctx: SeriesCaller,
+    id: string,
+    before: unknown,
+    after: unknown,
+): Promise<void> {
+    if (seesAll(ctx.acl)) {
+        return;
+    }
+    const custom = (obj: unknown): Record<string, unknown> =>
+        ((obj as { common?: { custom?: unknown } } | null | undefined)?.common?.custom ?? {}) as Record<
+            string,
+            unknown
+        >;
+    const old = custom(before);
+    const changed = Object.entries(custom(after)).filter(
+        ([instance, settings]) => settings && JSON.stringify(settings) !== JSON.stringify(old[instance]),
+    );
+    if (!changed.length) {
+        return;
+    }
+    await assertSharersAllowed(ctx, id, 'change');
+    const oldTargets = new Set(aliasTargets(before));
+    for (const target of aliasTargets({ common: { custom: Object.fromEntries(changed) } })) {
+        if (!oldTargets.has(target)) {
+            await assertMayUseAliasTarget(ctx, target, 'change', id);
+        }
+    }
+}
