@@ -230,6 +230,21 @@ t.test(
         });
         t.equal(form.status, 200, 'JSON sent as a form (curl -d)');
         t.equal(await stored(), 93);
+        // web decodes %37 to 7: what it parsed is {"val":97}, which the client never sent
+        const decoded = await fetch(`${web.base}/rest-api/v1/state/${STATE}`, {
+            method: 'PATCH',
+            body: '{"val":9%37}',
+            headers: { ...admin, 'Content-Type': 'application/x-www-form-urlencoded' },
+        });
+        t.equal(decoded.status, 415, `a form web changed: ${await decoded.clone().text()}`);
+        t.match((await json(decoded)).error, 'application/json', 'the answer names the type to send');
+        t.equal(await stored(), 93, 'nothing written');
+        const file = await fetch(`${web.base}/rest-api/v1/file/0_userdata.0/realweb.json`, {
+            method: 'POST',
+            body: '{ "a": 1 }\n',
+            headers: { ...admin, 'Content-Type': 'application/json' },
+        });
+        t.equal(file.status, 415, `a JSON file web parsed is not stored rewritten: ${await file.clone().text()}`);
 
         // an object written through web keeps none of the credentials web put into the parsed body
         const object = {

@@ -81,6 +81,15 @@ export interface Resume {
     frames: string[];
     /** The id came from elsewhere (another instance, before a restart): values changed at or after this time. */
     since?: number;
+    /** This channel issued the id: the events after it that it still holds, to be checked against today's rights. */
+    held?: HeldEvent[];
+}
+
+/** An event in the replay buffer: its sequence number, the event and its frame. */
+export interface HeldEvent {
+    seq: number;
+    event: EventBody;
+    frame: string;
 }
 
 /** The value's own time (`ts`), the same on every instance; now for a deletion. */
@@ -169,7 +178,7 @@ export class SseChannel implements Sink {
     }
 
     /** The buffered events after `seq` with their frames, oldest first. */
-    eventsAfter(seq: number): Array<{ event: EventBody; frame: string }> {
+    eventsAfter(seq: number): HeldEvent[] {
         return [...this.replay.values()].filter(entry => entry.seq > seq);
     }
 
@@ -179,8 +188,9 @@ export class SseChannel implements Sink {
     }
 
     /**
-     * What a client that saw `lastId` missed: exactly the frames after it when this channel issued it
-     * and still holds them; otherwise an overflow frame first, so nothing is ever silently skipped.
+     * What a client that saw `lastId` missed: exactly the events after it when this channel issued it
+     * and still holds them (`held`, its frames after an overflow when some are gone); otherwise an
+     * overflow frame first, so nothing is ever silently skipped.
      */
     resume(lastId: string): Resume {
         const position = parseEventId(lastId);
@@ -188,7 +198,6 @@ export class SseChannel implements Sink {
             return { frames: [OVERFLOW_FRAME], since: position?.time };
         }
         const lost = position.seq < this.floor || position.seq > this.seq;
-        const frames = this.framesAfter(position.seq);
-        return { frames: lost ? [OVERFLOW_FRAME, ...frames] : frames };
+        return { frames: lost ? [OVERFLOW_FRAME] : [], held: this.eventsAfter(position.seq) };
     }
 }

@@ -1,9 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { EventBody } from './hub';
 import { deadline, type Timers } from '../timers';
+import { EndedRecords } from './sse-log-ended';
 
 /** How long a channel's events stay readable for a resume on any instance, after they happened. */
 export const LOG_WINDOW_MS = 10 * 60_000;
-/** A channel's record holds its newest events up to this size (the replay buffer in memory holds more). */
+/**
+ * A channel's record, all of it, is at most this size: its newest events that fit (the replay buffer in
+ * memory holds more). An event that does not fit is left out and counted as gone, so a resume from
+ * before it gets an overflow.
+ */
 export const LOG_MAX_BYTES = 64 * 1024;
 /** At most one write per channel in this time: a busy channel costs the database a bounded rate. */
 const MIN_WRITE_INTERVAL_MS = 500;
@@ -11,6 +17,7 @@ const MIN_WRITE_INTERVAL_MS = 500;
 export interface LogStore {
     setSession(id: string, expireS: number, value: unknown, callback?: (err?: Error | null) => void): void;
     getSession(id: string, callback: (value: unknown) => void): void;
+    destroySession(id: string, callback?: (err?: Error | null) => void): void;
 }
 
 export interface LogEntry {
@@ -22,6 +29,7 @@ export interface LogEntry {
 
 /** What every instance on the database reads of a channel: whose, which patterns, and its recent events. */
 export interface LogRecord {
+    /** The channel's user and patterns, digested (src/events/sse-log.ts logKey): a long pattern list costs no room. */
     key: string;
     /** The instance that kept it (`rest-api.0`). */
     by: string;
@@ -36,6 +44,8 @@ export interface LogRecord {
 export interface LoggedChannel {
     readonly origin: string;
     readonly key: string;
+    /** Whose it is: ended records are bounded per user. */
+    readonly user: string;
     /** The replay buffer: floor and entries, oldest first. */
     snapshot(): { floor: number; entries: LogEntry[] };
 }
@@ -73,6 +83,7 @@ function isRecord(value: unknown): value is LogRecord {
 export class SseLog {
     /** Per channel: a write under way, and whether another must follow it (events came meanwhile). */
     private readonly writing = new Map<string, { done: Promise<void>; again: boolean }>();
+    private readonly endedRecords = new EndedRecords();
 
     constructor(
         private readonly store: LogStore,
@@ -108,9 +119,21 @@ export class SseLog {
     async ended(channel: LoggedChannel): Promise<void> {
         await this.writing.get(channel.origin)?.done;
         // a channel that logged nothing leaves no record behind
-        if (channel.snapshot().entries.length) {
-            await this.write(channel, Date.now());
+        if (!channel.snapshot().entries.length) {
+            return;
         }
+        const { bytes, expireS } = await this.write(channel, Date.now());
+        const gone = this.endedRecords.add({
+            origin: channel.origin,
+            user: channel.user,
+            bytes,
+            expires: Date.now() + expireS * 1000,
+        });
+        await Promise.all(
+            gone.map(
+                origin => new Promise<void>(resolve => this.store.destroySession(sessionKey(origin), () => resolve())),
+            ),
+        );
     }
 
     read(origin: string): Promise<LogRecord | null> {
@@ -119,34 +142,46 @@ export class SseLog {
         );
     }
 
-    private write(channel: LoggedChannel, closedAt?: number): Promise<void> {
+    private write(channel: LoggedChannel, closedAt?: number): Promise<{ bytes: number; expireS: number }> {
         const { floor, entries } = channel.snapshot();
         const now = Date.now();
+        const envelope = {
+            key: logKey(channel.key),
+            by: this.self,
+            // the largest floor it can have: the size counted is never below the size written
+            floor: entries.at(-1)?.seq ?? floor,
+            entries: [] as LogEntry[],
+            ...(closedAt === undefined ? {} : { closedAt }),
+        };
+        let bytes = Buffer.byteLength(JSON.stringify(envelope));
         const kept: LogEntry[] = [];
-        let bytes = 0;
-        // the newest first, within the window and the size; at least the newest one
+        // the newest first, within the window and the size; one that does not fit ends the record
         for (let i = entries.length - 1; i >= 0 && entries[i].at >= now - LOG_WINDOW_MS; i--) {
-            bytes += JSON.stringify(entries[i].event).length;
-            if (kept.length && bytes > LOG_MAX_BYTES) {
+            const size = Buffer.byteLength(JSON.stringify(entries[i])) + 1;
+            if (bytes + size > LOG_MAX_BYTES) {
                 break;
             }
+            bytes += size;
             kept.unshift(entries[i]);
         }
         // gone once its newest event is older than the window
-        const newest = kept.at(-1)?.at ?? now;
+        const newest = entries.at(-1)?.at ?? now;
         const expireS = Math.max(1, Math.ceil((newest + LOG_WINDOW_MS - now) / 1000));
         const record: LogRecord = {
-            key: channel.key,
-            by: this.self,
+            ...envelope,
             floor: kept.length < entries.length ? entries[entries.length - kept.length - 1].seq : floor,
             entries: kept,
-            ...(closedAt === undefined ? {} : { closedAt }),
         };
-        return new Promise<void>(resolve =>
+        return new Promise(resolve =>
             // a failed write costs a later resume its exactness (it re-reads and reports an overflow), nothing else
-            this.store.setSession(sessionKey(channel.origin), expireS, record, () => resolve()),
+            this.store.setSession(sessionKey(channel.origin), expireS, record, () => resolve({ bytes, expireS })),
         );
     }
+}
+
+/** What a record keeps of its channel's key (user and patterns): equal keys, equal digests. */
+export function logKey(key: string): string {
+    return createHash('sha256').update(key).digest('base64url');
 }
 
 function sessionKey(origin: string): string {

@@ -1,14 +1,21 @@
 import { HttpError } from '../http/http-error';
 import type { SourceFor } from './event-access';
 import type { StreamWriter } from '../http/send';
-import { DISCONNECT_FRAME, OVERFLOW_FRAME, SseChannel, SseStream, type EventPatterns } from './sse-channel';
+import {
+    DISCONNECT_FRAME,
+    OVERFLOW_FRAME,
+    SseChannel,
+    SseStream,
+    type EventPatterns,
+    type HeldEvent,
+} from './sse-channel';
 import type { EventBody } from './hub';
 import { UserLimits } from './user-limits';
 import { formatEventId, parseEventId } from './event-id';
 import { MAX_CHANGED } from '../objects/changed-since';
 import { deadline, type Timers } from '../timers';
 import { eventIdentity } from './polling';
-import type { SseLog } from './sse-log';
+import { logKey, type SseLog } from './sse-log';
 import { EventStats } from './event-stats';
 
 export interface SseLimits {
@@ -129,6 +136,9 @@ export class SseRegistry {
         changedSince: OpenOptions['changedSince'],
     ): Promise<string[]> {
         const resume = channel.resume(lastEventId);
+        if (resume.held) {
+            return this.readableNow(channel, user, resume.frames, resume.held);
+        }
         if (resume.since === undefined) {
             return resume.frames;
         }
@@ -143,6 +153,36 @@ export class SseRegistry {
         }
         const changed = await changedSince(resume.since);
         return [...resume.frames, ...changed.map(event => channel.frame(event, mark)), ...channel.framesAfter(mark)];
+    }
+
+    /**
+     * Events this channel holds, as the caller may read them now: rights taken away since they were
+     * delivered apply to their replay, as to the shared log's; an overflow first where some are left out.
+     */
+    private async readableNow(
+        channel: SseChannel,
+        user: string,
+        frames: string[],
+        held: HeldEvent[],
+    ): Promise<string[]> {
+        const mayRead = this.shared?.mayRead;
+        const sent: string[] = [];
+        let refused = false;
+        // events delivered while the checks wait are checked too; the stream joins right after the last pass
+        for (let batch = held; batch.length;) {
+            for (const { event, frame } of batch) {
+                if (!mayRead || (await mayRead(user, event))) {
+                    sent.push(frame);
+                } else {
+                    refused = true;
+                }
+            }
+            const last = batch.at(-1)!.seq;
+            batch = channel.eventsAfter(last);
+            // so many came meanwhile that some left the buffer
+            refused ||= (batch[0]?.seq ?? channel.position + 1) > last + 1;
+        }
+        return refused && frames[0] !== OVERFLOW_FRAME ? [OVERFLOW_FRAME, ...sent] : [...frames, ...sent];
     }
 
     /**
@@ -167,7 +207,7 @@ export class SseRegistry {
         for (let attempt = 1; ; attempt++) {
             const record = await shared.log.read(position.origin);
             // the origin only reached the client it was issued to; the key keeps even that to its own user and patterns
-            if (!record || record.key !== channel.key) {
+            if (!record || record.key !== logKey(channel.key)) {
                 return undefined;
             }
             let lost = position.seq < record.floor;

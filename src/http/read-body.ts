@@ -26,36 +26,37 @@ interface ParsedRequest {
     body?: unknown;
 }
 
+/** What a body is wanted for: its exact bytes (files, webhooks), or the JSON it holds. */
+export type BodyUse = 'bytes' | 'json';
+
 /**
- * The bytes of a body that a parser before us has read already, as near to what the client sent
- * as its result allows: the JSON text of a JSON body, the text of a text body, the fields of a
- * form (a lone field without a value is text sent as a form, such as `curl -d '{"val":1}'`).
- * `undefined` where the body is still ours to read.
+ * A body that a parser before us has read already (the web adapter's body-parser, with its auth on:
+ * urlencoded, JSON and text), used only where its result gives what the client sent: the bytes of a
+ * text body or of a form that is one lone field (`curl -d '{"val":1}'`) when decoding them provably lost
+ * nothing, and for JSON use the value of a JSON body. Anything else is a 415 naming the content type
+ * web leaves alone. `undefined` where the body is still ours to read.
  */
-export function bodyReadBefore(req: IncomingMessage): Buffer | undefined {
+export function bodyReadBefore(req: IncomingMessage, use: BodyUse = 'bytes'): Buffer | undefined {
     const parsed = req as IncomingMessage & ParsedRequest;
     // read to its end and a result left: body-parser (1.x also sets `_body`, 2.x only `body`)
     if (!req.readableEnded || parsed.body === undefined) {
         return undefined;
     }
     const body = withoutWebLogin(req, parsed.body);
-    if (typeof body === 'string' || Buffer.isBuffer(body)) {
-        return Buffer.from(body);
+    if (Buffer.isBuffer(body)) {
+        return body;
     }
-    const type = req.headers['content-type'] ?? '';
-    if (/^application\/x-www-form-urlencoded/i.test(type) && body && typeof body === 'object') {
-        const fields = Object.entries(body);
-        if (fields.length === 1 && fields[0][1] === '') {
-            return Buffer.from(fields[0][0]);
-        }
-        return Buffer.from(
-            new URLSearchParams(
-                fields.map(([key, value]): [string, string] => [
-                    key,
-                    typeof value === 'string' ? value : JSON.stringify(value),
-                ]),
-            ).toString(),
-        );
+    if (typeof body === 'string') {
+        return exactBytes(req, body) ?? refuse('text/plain', use);
+    }
+    if (/^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) {
+        const fields = body && typeof body === 'object' ? Object.entries(body) : [];
+        // `+` and a space both became a space: a lone field with one cannot be told back
+        const lone = fields.length === 1 && fields[0][1] === '' && !fields[0][0].includes(' ');
+        return (lone ? exactBytes(req, fields[0][0]) : undefined) ?? refuse('application/x-www-form-urlencoded', use);
+    }
+    if (use === 'bytes') {
+        return refuse('application/json', use);
     }
     // web's JSON.parse takes any depth; writing it out again may overflow the stack (as on Node 24) or not
     let text: string | undefined;
@@ -68,6 +69,33 @@ export function bodyReadBefore(req: IncomingMessage): Buffer | undefined {
         throw new HttpError('BAD_REQUEST', `Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`);
     }
     return Buffer.from(text);
+}
+
+/**
+ * The client's bytes of a text the parser decoded, when decoding lost nothing: UTF-8 without a content
+ * coding, nothing replaced by U+FFFD, and exactly as many bytes as announced (a `%xx` or a byte-order
+ * mark that was taken out makes them fewer).
+ */
+function exactBytes(req: IncomingMessage, text: string): Buffer | undefined {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
+    const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if ((charset && charset !== 'utf-8' && charset !== 'utf8') || coding !== 'identity' || text.includes('\uFFFD')) {
+        return undefined;
+    }
+    const bytes = Buffer.from(text);
+    return Number(req.headers['content-length']) === bytes.length ? bytes : undefined;
+}
+
+/** A body web has already turned into something else than the client's bytes: which type to send instead. */
+function refuse(parsedAs: string, use: BodyUse): never {
+    const instead =
+        use === 'json'
+            ? 'send JSON as application/json, or as application/octet-stream'
+            : 'send it as application/octet-stream (or multipart/form-data for a file)';
+    throw new HttpError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `The web adapter has already parsed this ${parsedAs} body, and what the client sent cannot be told from its result: ${instead}`,
+    );
 }
 
 /**
@@ -93,12 +121,17 @@ function withoutWebLogin(req: IncomingMessage, body: unknown): unknown {
 }
 
 /** Reads the whole body under `limit`; beyond it answers 413 without buffering the rest. */
-export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readRawBody(req: IncomingMessage, limit: number, use: BodyUse = 'bytes'): Promise<Buffer> {
     const declared = Number(req.headers['content-length']);
     if (declared > limit) {
         return Promise.reject(tooLarge(limit));
     }
-    const before = bodyReadBefore(req);
+    let before: Buffer | undefined;
+    try {
+        before = bodyReadBefore(req, use);
+    } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     if (before) {
         return before.length > limit ? Promise.reject(tooLarge(limit)) : Promise.resolve(before);
     }
@@ -145,7 +178,7 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
         return Promise.resolve(undefined);
     }
     const type = req.headers['content-type'] ?? '';
-    return readRawBody(req, limit).then(bytes => jsonOf(bytes.toString('utf8'), type));
+    return readRawBody(req, limit, 'json').then(bytes => jsonOf(bytes.toString('utf8'), type));
 }
 
 /** The JSON a body's text holds; `undefined` for none. */
@@ -197,6 +230,23 @@ export function tooDeep(text: string): boolean {
     return false;
 }
 
+/**
+ * The fields of a form web's parser has read: as ours would read them where they are flat strings (its
+ * parser makes `a[b]=1` an object and a repeated name an array, which the bytes do not say); otherwise 415.
+ */
+function formReadBefore(req: IncomingMessage): Record<string, string> | undefined {
+    const parsed = (req as IncomingMessage & ParsedRequest).body;
+    if (!req.readableEnded || parsed === undefined) {
+        return undefined;
+    }
+    const body = withoutWebLogin(req, parsed);
+    const fields = body && typeof body === 'object' ? Object.entries(body) : [];
+    if (Array.isArray(body) || fields.some(([, value]) => typeof value !== 'string')) {
+        refuse('application/x-www-form-urlencoded', 'json');
+    }
+    return Object.fromEntries(fields);
+}
+
 /** An OAuth2-style body: `application/x-www-form-urlencoded` or JSON, as a flat record of strings. */
 export async function readFormBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown> | undefined> {
     if (!hasBody(req)) {
@@ -204,8 +254,8 @@ export async function readFormBody(req: IncomingMessage, limit: number): Promise
     }
     const type = req.headers['content-type'] ?? '';
     if (/^application\/x-www-form-urlencoded/i.test(type)) {
-        const text = (await readRawBody(req, limit)).toString('utf8');
-        return Object.fromEntries(new URLSearchParams(text));
+        const text = formReadBefore(req) ?? (await readRawBody(req, limit)).toString('utf8');
+        return typeof text === 'string' ? Object.fromEntries(new URLSearchParams(text)) : text;
     }
     const json = await readJsonBody(req, limit);
     if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json))) {

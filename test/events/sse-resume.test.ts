@@ -309,3 +309,108 @@ t.test(
         await host.storage.objects.setObjectAsync(`${PREFIX}.c`, obj!);
     },
 );
+
+t.test(
+    'replayed from the channel in memory, an event the caller may no longer read is left out, with an overflow',
+    async t => {
+        const app = await host.app({ auth: true });
+        t.teardown(() => app.close());
+        urls.set(app, await app.serve());
+        await createUser(host.storage, 'memory', { state: { read: true }, object: { read: true } }, 'pw');
+        const auth = basic('memory', 'pw');
+        const id = `${PREFIX}.b`;
+        const sse = await events(app, `pattern=${id}`, auth);
+        await write(id, 400);
+        const seen = await sse.nextEvent();
+        sse.close();
+        // delivered to the channel (kept for its grace period) while the user could read it
+        await write(id, 401);
+        await new Promise(r => setTimeout(r, 200));
+        const obj = await host.storage.objects.getObjectAsync(id);
+        await host.storage.objects.setObjectAsync(id, {
+            ...obj!,
+            acl: { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 },
+        } as ioBroker.Object);
+        t.teardown(() => host.storage.objects.setObjectAsync(id, obj));
+        await new Promise(r => setTimeout(r, 200));
+        const resumed = await events(app, `pattern=${id}`, { ...auth, 'Last-Event-ID': seen.id! });
+        t.equal(resumed.status, 200);
+        const first: SseEvent = await resumed.nextEvent(2000).catch(() => ({ data: 'nothing' }));
+        t.equal(first.event, 'overflow', 'the refused event is reported as missing');
+        t.notOk(
+            (first.data ?? '').includes('"val":401'),
+            `the value it may no longer read is not sent (${first.data})`,
+        );
+        resumed.close();
+    },
+);
+
+/** Every resume-log record of these origins in the states database: count and sizes (JSON bytes). */
+async function logRecords(origins: Iterable<string>): Promise<number[]> {
+    const sizes: number[] = [];
+    for (const origin of new Set(origins)) {
+        const value = await new Promise<unknown>(resolve =>
+            host.storage.states.getSession(`rest-api-sse:${origin}`, resolve),
+        );
+        if (value) {
+            sizes.push(Buffer.byteLength(JSON.stringify(value)));
+        }
+    }
+    return sizes;
+}
+const originOf = (event: SseEvent) => event.id!.split('.')[0];
+const MB_VALUE = 'x'.repeat(1_000_000);
+
+t.test('an event larger than the log record is recorded as too large: a resume gets an overflow for it', async t => {
+    const id = `${PREFIX}.big`;
+    await createState(host.storage, id, { type: 'string' }, '');
+    const sse = await events(zero, `pattern=${id}`);
+    await host.storage.states.setStateAsync(id, { val: 'small', ack: true });
+    const seen = await sse.nextEvent();
+    sse.close();
+    await host.storage.states.setStateAsync(id, { val: MB_VALUE, ack: true });
+    await new Promise(r => setTimeout(r, 800));
+    const sizes = await logRecords([originOf(seen)]);
+    t.equal(sizes.length, 1, 'the channel has its record');
+    t.ok(sizes[0] <= 64 * 1024, `the record holds at most 64 KB (${sizes[0]} bytes)`);
+    const again = await events(one, `pattern=${id}`, { 'Last-Event-ID': seen.id! });
+    t.equal((await again.nextEvent()).event, 'overflow', 'the event the log could not hold is reported missing');
+    const reread = data(await again.nextEvent());
+    t.equal(reread.state?.val?.length, MB_VALUE.length, 'and the current value is re-read');
+    again.close();
+});
+
+t.test(
+    'records of ended streams are bounded per user: 10 streams on 10 patterns, a 1 MB value, three times',
+    async t => {
+        const app = await host.app({ auth: true });
+        t.teardown(() => app.close());
+        urls.set(app, await app.serve());
+        await createUser(host.storage, 'bulk', { state: { read: true }, object: { read: true } }, 'pw');
+        const auth = basic('bulk', 'pw');
+        const id = `${PREFIX}.big`;
+        const origins: string[] = [];
+        for (let round = 0; round < 3; round++) {
+            // new patterns each round: new channels, the idle ones of the round before give way and end
+            const streams = [];
+            for (let i = 0; i < 10; i++) {
+                streams.push(await events(app, `pattern=${id},${PREFIX}.r${round}s${i}`, auth));
+            }
+            await host.storage.states.setStateAsync(id, { val: `${round}${MB_VALUE}`, ack: true });
+            for (const stream of streams) {
+                origins.push(originOf(await stream.nextEvent(10_000)));
+                stream.close();
+            }
+        }
+        await new Promise(r => setTimeout(r, 1500));
+        const sizes = await logRecords(origins);
+        const total = sizes.reduce((sum, size) => sum + size, 0);
+        t.comment(`${origins.length} channels left ${sizes.length} records of ${total} bytes in all`);
+        t.ok(
+            sizes.every(size => size <= 64 * 1024),
+            `each record at most 64 KB (largest ${Math.max(...sizes)})`,
+        );
+        t.ok(sizes.length <= 20, `the 10 idle channels and at most 10 ended ones keep a record (${sizes.length})`);
+        t.ok(total <= 10 * 64 * 1024 + 640 * 1024, `within the per-user bounds (${total} bytes)`);
+    },
+);
