@@ -121,9 +121,11 @@ async function runTestFiles(root, files, { jobs = 4, timeoutMs = 180_000, first 
     let printed = 0;
     const totals = { pass: 0, fail: 0 };
     const failed = [];
+    const times = [];
     const worker = async () => {
         while (next < list.length) {
             const result = await runFile(root, list[next++], { preload, timeoutMs });
+            times.push({ name: result.file, ms: result.ms });
             totals.pass += result.pass;
             totals.fail += result.fail;
             const ok = result.fail === 0;
@@ -139,7 +141,13 @@ async function runTestFiles(root, files, { jobs = 4, timeoutMs = 180_000, first 
     };
     await Promise.all(Array.from({ length: Math.min(jobs, list.length) }, worker));
     out.write(`1..${printed}\n# { total: ${totals.pass + totals.fail}, pass: ${totals.pass}, fail: ${totals.fail} }\n`);
-    return { ...totals, failed, ok: totals.fail === 0 };
+    return { ...totals, failed, times, ok: totals.fail === 0 };
 }
 
-module.exports = { runTestFiles, groupDeadline, failureSummary };
+/** The `count` slowest of `times` ({name, ms}), one line each, so the suite's time stays in sight. */
+function slowestSummary(times, count = 10) {
+    const slowest = [...times].sort((a, b) => b.ms - a.ms).slice(0, count);
+    return slowest.length ? [`# the ${slowest.length} slowest:`, ...slowest.map(({ name, ms }) => `#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}`)] : [];
+}
+
+module.exports = { runTestFiles, groupDeadline, failureSummary, slowestSummary };

@@ -9,7 +9,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const { mkdirSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { failureSummary, groupDeadline, runTestFiles } = require('./run-test-files');
+const { failureSummary, groupDeadline, runTestFiles, slowestSummary } = require('./run-test-files');
 const { installable, lowestDeclared, workspaceVersion } = require('./harness-controllers');
 const { overridesKey } = require('./cache-key');
 
@@ -111,7 +111,7 @@ function runHarness(controller) {
                 fail += 1;
             }
             console.log(`# ${label}: ${pass} passed, ${fail} failed, ${result?.stats?.pending ?? 0} skipped in ${Math.round((Date.now() - started) / 1000)} s`);
-            resolve({ pass, fail, ok: fail === 0 });
+            resolve({ pass, fail, ok: fail === 0, times: [{ name: label, ms: Date.now() - started }] });
         });
     });
 }
@@ -139,7 +139,7 @@ async function runHarnesses() {
     if (runHarnessToo) {
         results.push(...(await runHarnesses()));
     }
-    for (const line of failureSummary(results.flatMap(r => r.failed ?? []))) {
+    for (const line of [...slowestSummary(results.flatMap(r => r.times ?? [])), ...failureSummary(results.flatMap(r => r.failed ?? []))]) {
         console.log(line);
     }
     console.log(`# npm test took ${Math.round((Date.now() - STARTED) / 1000)} s`);

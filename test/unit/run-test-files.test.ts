@@ -18,12 +18,13 @@ interface Runner {
         root: string,
         files: string[],
         options: object,
-    ): Promise<{ pass: number; fail: number; ok: boolean; failed: FailedFile[] }>;
+    ): Promise<{ pass: number; fail: number; ok: boolean; failed: FailedFile[]; times: Array<{ name: string; ms: number }> }>;
     failureSummary(failed: FailedFile[]): string[];
+    slowestSummary(times: Array<{ name: string; ms: number }>, count?: number): string[];
 }
 // plain JavaScript beside the sources, not built: loaded from the project folder
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { runTestFiles, failureSummary } = require(join(PROJECT_ROOT, 'scripts', 'run-test-files.js')) as Runner;
+const { runTestFiles, failureSummary, slowestSummary } = require(join(PROJECT_ROOT, 'scripts', 'run-test-files.js')) as Runner;
 
 /** Files that print what tap prints at their end, or not: the runner reads only that text and the exit code. */
 const FILES: Record<string, string> = {
@@ -68,5 +69,11 @@ void t.test(
         t.ok(summary.includes('#   not ok 1 - the value is 3'));
         t.ok(summary.includes(`# failed: ${files[4]} (killed after 3 s)`));
         t.equal(summary.filter(line => line.startsWith('# failed: ')).length, 4);
+
+        t.equal(result.times.length, 5, 'a time for every file');
+        const slowest = slowestSummary(result.times, 2);
+        t.equal(slowest[0], '# the 2 slowest:');
+        t.match(slowest[1], /^# +3\.\d s  .*hangs\.test\.js$/, 'the hung file first, with its time');
+        t.equal(slowest.length, 3, 'only as many as asked');
     },
 );
