@@ -80,6 +80,12 @@ class RestApi extends utils.Adapter {
             return;
         }
         await startEvents(services);
+        const shapeProblems = this.link.checkShape();
+        if (shapeProblems.length) {
+            this.log.warn(
+                `Caches off, every read goes to the database: js-controller's database clients are not as this version knows them (${shapeProblems.join('; ')})`,
+            );
+        }
         if (config.secure) {
             await services.events.feed.listen(
                 'object',

@@ -110,6 +110,8 @@ export function createServices({
     const objectBarrier = sharedBarrier(() => storage.subscribeForeignObjectsAsync(barrierId), adapter);
     // without a link (inside the web adapter) the caches trust js-controller's reconnects
     const connected = (): boolean => link?.up !== false;
+    // a link that cannot see outages (js-controller's clients changed shape) vouches for no cache
+    const cachesUsable = (): boolean => connected() && link?.trusted !== false;
     const { sourceFor } = access;
     link?.on('change', (up: boolean) => {
         if (up) {
@@ -129,7 +131,7 @@ export function createServices({
         feed,
         read: batchedStateReader(storage),
         barrier: stateBarrier,
-        connected,
+        connected: cachesUsable,
     });
     const objectCache = new CoherentCache<ioBroker.Object>({
         shared: peers.any,
@@ -137,7 +139,7 @@ export function createServices({
         feed,
         read: id => storage.getForeignObjectAsync(id),
         barrier: objectBarrier,
-        connected,
+        connected: cachesUsable,
         // objects change rarely and every state read needs its object: many more, one subscription for all
         maxEntries: 10_000,
         maxBytes: 24 * 1024 * 1024,
@@ -151,7 +153,7 @@ export function createServices({
         barrier: async () => {
             await Promise.all([stateBarrier(), objectBarrier()]);
         },
-        connected,
+        connected: cachesUsable,
     });
     // own writes pass through the port: the caches learn of them without waiting for a notification
     storage.onWrite(({ kind, id, recursive }) => {

@@ -14,6 +14,13 @@ interface Subscriber extends EventEmitter {
  */
 export class StorageLink extends EventEmitter {
     private readonly down = new Set<unknown>();
+    /** The client classes js-controller assigned, by the adapter property it used. */
+    private readonly assigned = new Set<'States' | 'Objects'>();
+    /** Clients constructed, and those whose subscriber connection was seen. */
+    private readonly clients: Array<{ userSubscriptions?: Record<string, unknown> }> = [];
+    private readonly watching = new Set<unknown>();
+    /** False once `checkShape` found js-controller's clients changed: then nothing here can be trusted. */
+    trusted = true;
 
     /** Call right after the adapter was constructed: js-controller loads its DB clients afterwards. */
     constructor(adapter: ioBroker.Adapter) {
@@ -25,6 +32,9 @@ export class StorageLink extends EventEmitter {
                 configurable: true,
                 get: () => value,
                 set: (client: Client | undefined) => {
+                    if (typeof client === 'function') {
+                        this.assigned.add(key);
+                    }
                     value = client && this.watched(client);
                 },
             });
@@ -41,6 +51,7 @@ export class StorageLink extends EventEmitter {
             constructor(settings: unknown) {
                 super(settings);
                 const client = this;
+                link.clients.push(client);
                 let sub: unknown = client.sub;
                 Object.defineProperty(client, 'sub', {
                     configurable: true,
@@ -56,7 +67,39 @@ export class StorageLink extends EventEmitter {
         };
     }
 
+    /**
+     * What of js-controller's private client shape, which this class relies on, is missing; call it once
+     * the adapter has subscribed (which opens the subscriber connections). An empty list: all is there.
+     * Anything listed turns `trusted` off: a link that cannot see outages must not vouch for caches.
+     */
+    checkShape(): string[] {
+        const problems: string[] = [];
+        for (const key of ['States', 'Objects'] as const) {
+            if (!this.assigned.has(key)) {
+                problems.push(
+                    `js-controller's adapter no longer assigns its ${key.toLowerCase()} client class to adapter.${key}`,
+                );
+            }
+        }
+        for (const client of this.clients) {
+            if (!this.watching.has(client)) {
+                problems.push(
+                    `a ${client.constructor.name || 'client'} has no subscriber connection in "sub" (an EventEmitter with psubscribe) after subscribing`,
+                );
+            }
+            if (typeof client.userSubscriptions !== 'object' || client.userSubscriptions === null) {
+                problems.push(`a ${client.constructor.name || 'client'} has no "userSubscriptions" object`);
+            }
+        }
+        this.trusted = problems.length === 0;
+        return problems;
+    }
+
     private watch(client: { userSubscriptions?: Record<string, unknown> }, sub: Subscriber): void {
+        if (typeof sub.psubscribe !== 'function') {
+            return;
+        }
+        this.watching.add(client);
         sub.on('close', () => {
             const wasUp = this.up;
             this.down.add(client);

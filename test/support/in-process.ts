@@ -42,6 +42,8 @@ export interface InProcessApp {
 export interface InProcessHost {
     storage: Storage;
     adapter: ioBroker.Adapter;
+    /** The link watching the adapter's database clients, as main.ts makes it. */
+    link: StorageLink;
     /**
      * An app with this instance config on the shared adapter; each has its own caches, sessions and
      * limits. `namespace`: serve as another instance (e.g. `rest-api.1`) on the same databases.
@@ -91,6 +93,7 @@ export async function startInProcess(): Promise<InProcessHost> {
     return {
         storage,
         adapter,
+        link,
         async app(native = {}, namespace) {
             const config = normalizeConfig({ ...instance.native, bind: '127.0.0.1', ...native });
             const { services, routes } = createServices({ adapter, config, namespace, link });
