@@ -139,6 +139,74 @@ t.test('raw rows: merged in time order; two values of one id at one time make tw
     );
 });
 
+/**
+ * The cells a spreadsheet splitting on `sep` sees in `text`: a quote opens a quoted field only at a
+ * field's start (as Excel and Calc read it), a line break outside quotes ends a row.
+ */
+function spreadsheetCells(text: string, sep: string): string[] {
+    const cells: string[] = [];
+    let cell = '';
+    let quoted = false;
+    let atStart = true;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (quoted) {
+            if (c === '"' && text[i + 1] === '"') {
+                cell += '"';
+                i++;
+            } else if (c === '"') {
+                quoted = false;
+            } else {
+                cell += c;
+            }
+        } else if (c === '"' && atStart) {
+            quoted = true;
+            atStart = false;
+        } else if (c === sep || c === '\n' || c === '\r') {
+            cells.push(cell);
+            cell = '';
+            atStart = true;
+        } else {
+            cell += c;
+            atStart = false;
+        }
+    }
+    cells.push(cell);
+    return cells;
+}
+
+t.test('CSV: no cell a spreadsheet could run, whether it splits on a comma, a semicolon or a tab', async t => {
+    const nasty = [
+        'a;=1+1',
+        'a,=1+1',
+        'a\t=1+1',
+        'a\n=1+1',
+        'a\r\n@SUM(A1)',
+        'a; =1+1',
+        'a;"=1+1"',
+        "a;'=1",
+        'x;-2+3;+cmd|x',
+        '=1+1;=2',
+        ' =1',
+        'ok;fine',
+    ];
+    const values: unknown[] = [...nasty, { note: '=1+1', list: ['a', '@x'] }];
+    for (const value of values) {
+        const record = csvRecord(['0_userdata.0.x', 1700000000000, value, -5]);
+        for (const sep of [',', ';', '\t']) {
+            for (const cell of spreadsheetCells(record, sep)) {
+                const runs = /^[ "]*[=+\-@\t\r]/.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell);
+                t.notOk(runs, `${JSON.stringify(value)} split on ${JSON.stringify(sep)}: cell ${JSON.stringify(cell)}`);
+            }
+        }
+    }
+    t.equal(csvField('a;=1+1'), `"a;'=1+1"`, 'the whole cell quoted, the formula after the semicolon neutralised');
+    t.equal(csvField('ok;fine'), '"ok;fine"', 'a semicolon is quoted, the text kept');
+    t.equal(csvField('a\tb'), '"a\tb"', 'a tab is quoted');
+    t.equal(csvField('2026-11-28T06:00:00.000+01:00'), '2026-11-28T06:00:00.000+01:00', 'an iso time stays as it is');
+    t.equal(csvField('-5'), "'-5", 'text that starts with a minus is text');
+});
+
 t.test('the request: defaults, types, CSV by Accept', async t => {
     const q = seriesQuery({ ids: 'a, b,a,', ack: 'true', q: 'false', count: '10', ignoreNull: '0', tz: 'UTC' }, 'text/csv', NOW);
     t.same(q.ids, ['a', 'b'], 'trimmed, without repeats');
