@@ -12,7 +12,7 @@ import { rawRows } from '../../src/history/series-answer';
 import { seriesQuery } from '../../src/history/series-query';
 import { claimRequest, SeriesReader, windows } from '../../src/history/series-read';
 import { BucketStatistics } from '../../src/history/statistics';
-import { isoIn, parseTime } from '../../src/history/times';
+import { isoIn, knownZone, parseTime, ZONE_SPELLINGS, zoneSpellingsHeld } from '../../src/history/times';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 28, 12);
@@ -330,4 +330,20 @@ t.test('review: bounds per request, not only per id', async t => {
     t.throws(() => seriesQuery({ ids: ['a'], aggregate: 'integral', integralUnit: 0 }, '', NOW), /integralUnit/);
     t.equal(seriesQuery({ ids: ['a'] }, 'text/csv;q=0, application/json', NOW).format, 'json', 'q=0 refuses CSV');
     t.equal(seriesQuery({ ids: ['a'] }, 'application/json;q=0.9, text/csv', NOW).format, 'csv');
+});
+
+t.test('time zones: every spelling becomes the one canonical name, and the spellings remembered are bounded', async t => {
+    t.equal(knownZone('Europe/Berlin'), 'Europe/Berlin');
+    t.equal(knownZone('EUROPE/berlin'), 'Europe/Berlin');
+    t.equal(knownZone('etc/utc'), 'UTC');
+    t.equal(knownZone('Mars/Olympus'), undefined);
+    t.equal(knownZone(''), undefined);
+    const names = new Set<string | undefined>();
+    // 2^13 spellings of europe/berlin, upper and lower case
+    for (let i = 0; i < 1 << 13; i++) {
+        names.add(knownZone([...'europe/berlin'].map((c, k) => ((i >> k) & 1 ? c.toUpperCase() : c)).join('')));
+    }
+    t.same([...names], ['Europe/Berlin'], 'one name for luxon, whatever the spelling');
+    t.ok(zoneSpellingsHeld() <= ZONE_SPELLINGS, `${zoneSpellingsHeld()} spellings remembered`);
+    t.equal(seriesQuery({ ids: 'a', tz: 'eUrOpE/bErLiN' }, '', NOW).zone, 'Europe/Berlin', 'the request carries the canonical name');
 });
