@@ -26,7 +26,7 @@ export const isFailure = (value: unknown): value is Failure =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value && 'status' in value;
 
 /** getHistory calls of one request at a time. */
-const PARALLEL = 4;
+export const PARALLEL = 4;
 /** getHistory calls of all requests at a time. */
 const SHARED_SLOTS = 4;
 /** History requests of one user at a time (429 beyond). */
@@ -80,7 +80,7 @@ export function claimRequest(user: string): () => void {
     };
 }
 
-function failureOf(err: unknown): Failure {
+export function failureOf(err: unknown): Failure {
     if (err instanceof HttpError) {
         return { error: err.message, status: err.status };
     }

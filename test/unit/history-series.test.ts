@@ -8,8 +8,9 @@ import { HttpError } from '../../src/http/http-error';
 import { bucketStarts } from '../../src/history/calendar';
 import { errorsHeader } from '../../src/routes/history-series';
 import { csvField, csvRecord } from '../../src/history/csv';
-import { rawRows } from '../../src/history/series-answer';
-import { seriesQuery } from '../../src/history/series-query';
+import { csvAnswer, rawRows } from '../../src/history/series-answer';
+import { MAX_VALUES, seriesQuery } from '../../src/history/series-query';
+import { HELD_VALUES } from '../../src/history/spans';
 import { claimRequest, SeriesReader, windows } from '../../src/history/series-read';
 import { BucketStatistics } from '../../src/history/statistics';
 import { isoIn, knownZone, parseTime, ZONE_SPELLINGS, zoneSpellingsHeld } from '../../src/history/times';
@@ -346,4 +347,45 @@ t.test('time zones: every spelling becomes the one canonical name, and the spell
     t.same([...names], ['Europe/Berlin'], 'one name for luxon, whatever the spelling');
     t.ok(zoneSpellingsHeld() <= ZONE_SPELLINGS, `${zoneSpellingsHeld()} spellings remembered`);
     t.equal(seriesQuery({ ids: 'a', tz: 'eUrOpE/bErLiN' }, '', NOW).zone, 'Europe/Berlin', 'the request carries the canonical name');
+});
+
+t.test('a raw CSV export holds at most the value budget at a time: 25 ids x 50,000 values of one day', async t => {
+    const DAY0 = Date.UTC(2026, 0, 1);
+    const STEP = (24 * 3600 * 1000) / 50_000;
+    const ids = Array.from({ length: 25 }, (_, i) => `0_userdata.0.dense${i}`);
+    const reader = new SeriesReader({ user: 'system.user.admin' } as never, 'history.0', {});
+    // values handed to the answer since it last gave a chunk away: what it holds at once, at least
+    let sinceChunk = 0;
+    let most = 0;
+    reader.rawRange = async (id, from, to) => {
+        const points = [];
+        for (let k = Math.max(0, Math.ceil((from - DAY0) / STEP)); k < 50_000 && DAY0 + k * STEP < to; k++) {
+            points.push({ ts: DAY0 + k * STEP, val: ids.indexOf(id) + k / 1000 });
+        }
+        sinceChunk += points.length;
+        most = Math.max(most, sinceChunk);
+        return points;
+    };
+    const q = seriesQuery({ ids, start: DAY0, end: DAY0 + 24 * 3600 * 1000 - 1, format: 'csv', layout: 'long', tz: 'UTC' }, '', NOW);
+    const answer = await csvAnswer(reader, q);
+    let rows = -1;
+    let last = 0;
+    let ordered = true;
+    for await (const chunk of answer.chunks) {
+        sinceChunk = 0;
+        for (const line of chunk.split('\r\n')) {
+            if (line && !line.startsWith('id,')) {
+                rows++;
+                const ts = Number(line.split(',')[1]);
+                ordered &&= ts >= last;
+                last = ts;
+            } else if (line) {
+                rows++;
+            }
+        }
+    }
+    t.equal(rows, 1_250_000, 'every value is written');
+    t.ok(ordered, 'in time order across ids');
+    t.ok(most <= MAX_VALUES, `at most ${most.toLocaleString('en')} values held at once (budget ${MAX_VALUES.toLocaleString('en')})`);
+    t.ok(most <= HELD_VALUES, `within a window's share: ${most.toLocaleString('en')}`);
 });
