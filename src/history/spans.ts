@@ -53,7 +53,8 @@ export class SpanReader {
         let span = FIRST_SPAN_MS;
         let first = true;
         for (let from = start; from < end && live.length;) {
-            const to = Math.min(end, from + span);
+            // never across midnight (UTC): the history instance keeps a file per day, and reads each the window touches
+            const to = Math.min(end, from + span, Math.floor(from / DAY_MS) * DAY_MS + DAY_MS);
             const read = await this.window(live, from, to, first);
             live = live.filter(id => !this.failures.has(id));
             if (first && !live.length) {
