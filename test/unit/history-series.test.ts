@@ -389,3 +389,32 @@ t.test('a raw CSV export holds at most the value budget at a time: 25 ids x 50,0
     t.ok(most <= MAX_VALUES, `at most ${most.toLocaleString('en')} values held at once (budget ${MAX_VALUES.toLocaleString('en')})`);
     t.ok(most <= HELD_VALUES, `within a window's share: ${most.toLocaleString('en')}`);
 });
+
+t.test('the reading before a range: the newest value before it, without a whole dense day held', async t => {
+    const AT = Date.UTC(2026, 0, 10);
+    const STEP = (24 * 3600 * 1000) / 400_000;
+    const reader = new SeriesReader({ user: 'system.user.admin' } as never, 'history.0', {});
+    let largest = 0;
+    let gapUntil = 0;
+    reader.rawRange = async (_id, from, to) => {
+        const points = [];
+        // 400,000 values a day, none in the 3 hours before AT - gapUntil
+        for (let ts = Math.ceil(from / STEP) * STEP; ts < to; ts += STEP) {
+            if (ts < AT - gapUntil) {
+                points.push({ ts, val: ts });
+            }
+        }
+        largest = Math.max(largest, points.length);
+        return points;
+    };
+    const dense = await reader.before('a', AT, 31);
+    t.ok(dense && dense.ts < AT && AT - dense.ts <= STEP, 'the newest value before the range');
+    t.ok(largest <= HELD_VALUES / 4, `at most ${largest.toLocaleString('en')} values in one answer`);
+    gapUntil = 3 * 3600 * 1000;
+    largest = 0;
+    const afterGap = await reader.before('a', AT, 31);
+    t.ok(afterGap && AT - gapUntil - afterGap.ts <= STEP && afterGap.ts < AT - gapUntil, 'the newest value before a gap');
+    t.ok(largest <= HELD_VALUES / 4, `at most ${largest.toLocaleString('en')} values in one answer after a gap`);
+    gapUntil = 40 * 24 * 3600 * 1000;
+    t.equal(await reader.before('a', AT, 31), undefined, 'nothing in the days looked at');
+});
