@@ -1,7 +1,7 @@
 /**
  * A queue that keeps at most `maxItems` entries (and, given a size function, at most `maxBytes`):
  * pushing onto a full queue drops the oldest entries and counts them, so the reader can be told
- * what it missed. The one buffer behind polling sessions, URL hooks and event-stream replay.
+ * what it missed. An entry larger than `maxBytes` alone is dropped (and counted) as it comes. The one buffer behind polling sessions, URL hooks and event-stream replay.
  */
 export class BoundedQueue<T> {
     private items: T[] = [];
@@ -24,11 +24,8 @@ export class BoundedQueue<T> {
     push(item: T): void {
         this.items.push(item);
         this.bytes += this.limitBytes?.sizeOf(item) ?? 0;
-        // the newest entry always stays, even when it alone is larger than the byte limit
-        while (
-            this.length > this.maxItems ||
-            (this.limitBytes && this.bytes > this.limitBytes.max && this.length > 1)
-        ) {
+        // an entry larger than the byte limit makes room down to itself and goes too: nothing holds it
+        while (this.length > this.maxItems || (this.limitBytes && this.bytes > this.limitBytes.max)) {
             const oldest = this.shift()!;
             this.dropped++;
             this.onDrop?.(oldest);

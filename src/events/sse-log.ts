@@ -118,8 +118,9 @@ export class SseLog {
     /** The channel ended: its record says so, so a resume knows nothing was logged after. */
     async ended(channel: LoggedChannel): Promise<void> {
         await this.writing.get(channel.origin)?.done;
-        // a channel that logged nothing leaves no record behind
-        if (!channel.snapshot().entries.length) {
+        // a channel that logged nothing leaves no record behind (one whose events were all too large to keep did)
+        const { floor, entries } = channel.snapshot();
+        if (!entries.length && !floor) {
             return;
         }
         const { bytes, expireS } = await this.write(channel, Date.now());

@@ -24,7 +24,7 @@ t.test('a full queue drops its oldest entries and counts them once', async t => 
     t.equal(q.shift(), undefined);
 });
 
-t.test('a byte limit drops by size but keeps the newest entry', async t => {
+t.test('a byte limit drops by size, an entry larger than it at once', async t => {
     const dropped: string[] = [];
     const q = new BoundedQueue<string>(100, { max: 10, sizeOf: s => s.length }, s => dropped.push(s));
     q.push('aaaa');
@@ -33,9 +33,9 @@ t.test('a byte limit drops by size but keeps the newest entry', async t => {
     t.same([...q.values()], ['bbbb', 'cccc'], 'within 10 bytes');
     t.same(dropped, ['aaaa'], 'told of what made room');
     q.push('x'.repeat(50));
-    t.same([...q.values()], ['x'.repeat(50)], 'one entry larger than the limit stays');
-    t.equal(q.takeDropped(), 3);
-    q.shift();
+    t.same([...q.values()], [], 'one entry larger than the limit is not kept');
+    t.same(dropped, ['aaaa', 'bbbb', 'cccc', 'x'.repeat(50)], 'told of it last: the reader learns it was missed');
+    t.equal(q.takeDropped(), 4);
     q.push('dd');
     t.same([...q.values()], ['dd'], 'the byte count follows shifts');
 });
