@@ -49,6 +49,31 @@ export function readAccess(ctx: ReadCaller): ReadAccess | null {
     };
 }
 
+/**
+ * The state an alias reads from or writes to (`common.alias.id`: one id, or `{ read, write }`);
+ * undefined for anything else. js-controller follows it only for `alias.` ids, with its own rights.
+ */
+export function aliasSource(id: string, obj: unknown, direction: 'read' | 'write' = 'read'): string | undefined {
+    if (!id.startsWith('alias.')) {
+        return undefined;
+    }
+    const target = (obj as { common?: { alias?: { id?: unknown } } } | null | undefined)?.common?.alias?.id;
+    const named = target && typeof target === 'object' ? (target as Record<string, unknown>)[direction] : target;
+    return typeof named === 'string' && named !== '' ? named : undefined;
+}
+
+/**
+ * Whether reading the alias `id` shows nothing the caller may not read: its value is its source's,
+ * so the source's state rule applies too. True at once for every other state (no lookup).
+ */
+export function mayReadThrough(ctx: ReadCaller, id: string, obj: unknown): boolean | Promise<boolean> {
+    const source = aliasSource(id, obj);
+    if (!source || seesAll(ctx.acl)) {
+        return true;
+    }
+    return ctx.objectOf(source).then(target => mayReadState(ctx.acl, source, target, ctx.ownerOnly));
+}
+
 /** A dictionary id → object without the objects the caller may not read, enums without the members it may not. */
 export async function visibleObjects<T extends Guarded>(
     ctx: ReadCaller,
@@ -133,7 +158,8 @@ export async function visibleStates<T>(
     const objects = await stateObjects(ctx, ids, !fromList);
     const visible: Record<string, T> = {};
     for (const id of ids) {
-        if (access.state(id, objects.get(id))) {
+        const obj = objects.get(id);
+        if (access.state(id, obj) && (await mayReadThrough(ctx, id, obj))) {
             visible[id] = states[id];
         } else if (fromList) {
             throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
@@ -193,6 +219,10 @@ export async function assertMayReadHistory(ctx: ReadCaller, id: string): Promise
     const access = readAccess(ctx);
     if (access) {
         await assertMayUseSeries(ctx, id, 'read', obj => (obj?.type as unknown) === 'state' && access.state(id, obj));
+        // a history instance records an alias's values under the alias's id: they are its source's
+        if (id.startsWith('alias.') && !(await mayReadThrough(ctx, id, await ctx.objectOf(id)))) {
+            throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
+        }
     }
 }
 
@@ -207,7 +237,8 @@ export async function assertMayChangeHistory(ctx: ReadCaller, id: string): Promi
 /** Throws 403 unless the caller may read the state `id` (history, messages naming a state). */
 export async function assertMayReadState(ctx: ReadCaller, id: string): Promise<void> {
     const access = readAccess(ctx);
-    if (access && !access.state(id, await ctx.objectOf(id))) {
+    const obj = access ? await ctx.objectOf(id) : null;
+    if (access && !(access.state(id, obj) && (await mayReadThrough(ctx, id, obj)))) {
         throw new HttpError('FORBIDDEN', 'permissionError', { context: { id } });
     }
 }

@@ -1,5 +1,6 @@
 import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } from '../access/rules';
 import { narrowObject } from '../access/scope';
+import { aliasSource } from '../access/read-checks';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../storage/change-feed';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
@@ -16,6 +17,13 @@ export type AclOf = (owner: string) => Promise<Acl | null>;
 /** An event as streams deliver it (src/events/hub.ts EventBody; spelled out: hub imports this file). */
 type LoggedEvent = { id: string; state: ioBroker.State | null } | { id: string; obj: ioBroker.Object | null };
 
+/** What a state event's check needs of its object: its ACL, and for an alias the state it reads from. */
+type Guard = { acl: ObjectAcl | null; source?: string };
+
+function guardOf(id: string, obj: unknown): Guard {
+    return { acl: (obj as { acl?: ObjectAcl } | null | undefined)?.acl ?? null, source: aliasSource(id, obj) };
+}
+
 /** Object ACLs kept for event checks; the oldest go first. */
 const MAX_CACHED_ACLS = 10_000;
 
@@ -24,13 +32,13 @@ const MAX_CACHED_ACLS = 10_000;
  * a state or object the user could not read. Object ACLs are cached and refreshed by object changes.
  */
 export class EventAccess {
-    private readonly objectAcls = new Map<string, Promise<ObjectAcl | null>>();
+    private readonly objectAcls = new Map<string, Promise<Guard>>();
     private watching: Promise<unknown> | null = null;
 
     constructor(
         private readonly feed: ChangeFeed,
         private readonly aclOf: AclOf,
-        private readonly loadObject: (id: string) => Promise<{ acl?: ObjectAcl } | null | undefined>,
+        private readonly loadObject: (id: string) => Promise<{ acl?: ObjectAcl; common?: unknown } | null | undefined>,
         /** onlyAllowWhenUserIsOwner: the same owner-only rule as single reads. */
         private readonly ownerOnly = false,
     ) {}
@@ -108,8 +116,16 @@ export class EventAccess {
             );
         }
         // the rule of a single read, with the object's ACL as it is now: an ACL change applies to the next event
-        const objectAcl = await this.objectAcl(id);
-        return mayReadState(acl, id, objectAcl ? { acl: objectAcl } : null, this.ownerOnly);
+        const guard = await this.objectAcl(id);
+        if (!this.mayReadWith(acl, id, guard)) {
+            return false;
+        }
+        // js-controller publishes an alias's change when its source changes: the source's rule applies too
+        return !guard.source || this.mayReadWith(acl, guard.source, await this.objectAcl(guard.source));
+    }
+
+    private mayReadWith(acl: Acl, id: string, guard: Guard): boolean {
+        return mayReadState(acl, id, guard.acl ? { acl: guard.acl } : null, this.ownerOnly);
     }
 
     /** Forgets every object ACL, e.g. after a storage outage in which changes went unnotified. */
@@ -117,10 +133,10 @@ export class EventAccess {
         this.objectAcls.clear();
     }
 
-    private objectAcl(id: string): Promise<ObjectAcl | null> {
+    private objectAcl(id: string): Promise<Guard> {
         let cached = this.objectAcls.get(id);
         if (!cached) {
-            cached = this.loadObject(id).then(obj => obj?.acl ?? null);
+            cached = this.loadObject(id).then(obj => guardOf(id, obj));
             cached.catch(() => this.objectAcls.delete(id));
             if (this.objectAcls.size >= MAX_CACHED_ACLS) {
                 this.objectAcls.delete(this.objectAcls.keys().next().value!);
@@ -134,7 +150,7 @@ export class EventAccess {
         this.watching ??= this.feed
             .listen('object', '*', (id, obj) => {
                 if (this.objectAcls.has(id)) {
-                    this.objectAcls.set(id, Promise.resolve((obj as { acl?: ObjectAcl } | null)?.acl ?? null));
+                    this.objectAcls.set(id, Promise.resolve(guardOf(id, obj)));
                 }
             })
             .catch(err => {

@@ -2,6 +2,7 @@ import {
     groupRights,
     holdsAll,
     isAdministratorAcl,
+    mayReadState,
     seesAll,
     type Acl,
     type AclCache,
@@ -11,6 +12,7 @@ import { HttpError } from '../http/http-error';
 import type { StoragePort } from './port';
 import { pairMemo } from '../pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
+import { aliasSource } from '../access/read-checks';
 import {
     aliasTargets,
     assertMayUseAliasTarget,
@@ -101,8 +103,30 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             throw forbidden(id);
         }
         await assertAccountBelow(id, existing, next);
+        await assertAliasSources(id, existing, next);
         // `next`, not `after`: a merge changes only the history settings it names
         await assertMaySetHistorySettings(seriesCaller, id, existing, next);
+    }
+
+    /**
+     * An alias reads and writes its source with js-controller's rights: a new or changed source must be
+     * a state the caller may read (the read source) or write (the write source) itself.
+     */
+    async function assertAliasSources(id: string, existing: Guarded, next: unknown): Promise<void> {
+        for (const direction of ['read', 'write'] as const) {
+            const source = aliasSource(id, next, direction);
+            if (!source || source === aliasSource(id, existing, direction)) {
+                continue;
+            }
+            const obj = await services.objectCache.get(source);
+            const allowed =
+                direction === 'read'
+                    ? mayReadState(acl, source, obj, ownerOnly)
+                    : mayChangeState(acl, source, obj, ownerOnly, 'write');
+            if (!allowed) {
+                throw new HttpError('FORBIDDEN', 'permissionError', { context: { id, reason: `alias.id: ${source}` } });
+            }
+        }
     }
 
     async function assertDelete(id: string, recursive: boolean): Promise<void> {

@@ -2,7 +2,13 @@ import { mayReadObject, mayReadState, seesAll } from '../../access/rules';
 import { narrowObject } from '../../access/scope';
 import { adapterCall, fromAdapterError } from '../adapter-errors';
 import { isPattern } from '../../access/patterns';
-import { assertInReadScope, isEnum, withVisibleMembers, type ReadCaller } from '../../access/read-checks';
+import {
+    assertInReadScope,
+    isEnum,
+    mayReadThrough,
+    withVisibleMembers,
+    type ReadCaller,
+} from '../../access/read-checks';
 import type { StoragePort } from '../port';
 import type { CoherentCache } from './coherent-cache';
 
@@ -139,8 +145,13 @@ export async function readState(ctx: CachedReader, id: string): Promise<ioBroker
     if (uncachable(ctx, id)) {
         const state = (await adapterCall(ctx.port.getForeignStateAsync(id, ctx.options()), { id })) ?? null;
         if (!seesAll(ctx.acl) && !isPattern(id)) {
-            // js-controller checked the state bits; the object rule and the group right are ours to add
-            assertMayRead(ctx, 'state', id, await adapterCall(ctx.objects.get(id), { id }), { id });
+            // js-controller checked the state bits; the object rule and the group right are ours to add,
+            // and for an alias its source's rule: js-controller reads the source with its own rights
+            const obj = await adapterCall(ctx.objects.get(id), { id });
+            assertMayRead(ctx, 'state', id, obj, { id });
+            if (!(await mayReadThrough(ctx, id, obj))) {
+                throw fromAdapterError(PERMISSION_ERROR, { id });
+            }
         }
         return state;
     }
