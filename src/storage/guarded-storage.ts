@@ -2,6 +2,7 @@ import {
     groupRights,
     holdsAll,
     isAdministratorAcl,
+    mayReadState,
     seesAll,
     type Acl,
     type AclCache,
@@ -15,6 +16,8 @@ import {
     aliasTargets,
     assertMayUseAliasTarget,
     assertMaySetHistorySettings,
+    assertSharersAllowed,
+    hasHistorySettings,
     type SeriesCaller,
 } from '../access/history-rights';
 
@@ -101,6 +104,7 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             throw forbidden(id);
         }
         await assertAccountBelow(id, existing, next);
+        await assertAliasTargets(id, existing, next);
         // `next`, not `after`: a merge changes only the history settings it names
         await assertMaySetHistorySettings(seriesCaller, id, existing, next);
     }
@@ -136,9 +140,43 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         ) {
             throw forbidden(id);
         }
+        if (kind === 'write' && hasHistorySettings(obj)) {
+            // history appends the value to its file, which other ids' series share
+            await assertSharersAllowed(seriesCaller, id, 'change');
+        }
         // a history instance appends the value to the series of the state's aliasId (made by someone else)
         for (const series of kind === 'write' ? aliasTargets(obj) : []) {
             await assertMayUseAliasTarget(seriesCaller, series, 'change', id);
+        }
+    }
+
+    /**
+     * A new or changed `common.alias` makes reads of the alias answer its target's state and writes change it:
+     * the caller must be allowed to read the target it reads and write the one it writes.
+     */
+    async function assertAliasTargets(id: string, existing: Guarded, next: unknown): Promise<void> {
+        const aliasOf = (obj: unknown): unknown =>
+            (obj as { common?: { alias?: { id?: unknown } } } | null | undefined)?.common?.alias?.id;
+        const alias = aliasOf(next);
+        if (alias === undefined || JSON.stringify(alias) === JSON.stringify(aliasOf(existing))) {
+            return;
+        }
+        const { read, write } =
+            typeof alias === 'object' && alias !== null
+                ? (alias as { read?: unknown; write?: unknown })
+                : { read: alias, write: alias };
+        for (const [target, use] of [
+            [read, 'read'],
+            [write, 'change'],
+        ] as const) {
+            const obj = typeof target === 'string' ? await services.objectCache.get(target) : null;
+            const ok =
+                typeof target === 'string' &&
+                mayReadState(acl, target, obj, ownerOnly) &&
+                (use === 'read' || mayChangeState(acl, target, obj, ownerOnly, 'write'));
+            if (target !== undefined && !ok) {
+                throw forbidden(id);
+            }
         }
     }
 

@@ -1,5 +1,5 @@
 /*
- * Review exploits (issue 52 attacker's read): ways a limited user still reaches another user's history
+ * Review of issue 52 (an attacker's read): ways a limited user still reaches another user's history
  * series against the real history adapter 5.0.1. Each assertion states the SAFE behaviour; a failing
  * assertion is a finding.
  */
@@ -18,14 +18,29 @@ const DOOR_TWIN = `${P}.door~code`;
 const GONE = `${P}.gone`;
 /** The user may switch it (read and write the state) but not edit its object. */
 const SWITCH = `${P}.switch`;
-const SWITCH_ACL = { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x644, state: 0x666 };
+const SWITCH_ACL = {
+    owner: 'system.user.admin',
+    ownerGroup: 'system.group.administrator',
+    object: 0x644,
+    state: 0x666,
+};
 const ADMIN = { user: 'admin', pass: 'iobroker' };
 const BEE = { user: 'bee', pass: 'b' };
 const DAY = Date.UTC(2026, 10, 20);
 const SECRET = 4242;
-const PRIVATE_ACL = { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x644, state: 0x600 };
+const PRIVATE_ACL = {
+    owner: 'system.user.admin',
+    ownerGroup: 'system.group.administrator',
+    object: 0x644,
+    state: 0x600,
+};
 /** Everyone may write the state, not read it. */
-const WRITE_ONLY_ACL = { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x644, state: 0x602 };
+const WRITE_ONLY_ACL = {
+    owner: 'system.user.admin',
+    ownerGroup: 'system.group.administrator',
+    object: 0x644,
+    state: 0x602,
+};
 
 let iob: IobFixture;
 let history: RealHistory;
@@ -99,7 +114,11 @@ t.test('aliasId given as a one-element list (history takes its text as the id)',
         }
         await sleep(100);
     }
-    t.notMatch(read!.text, String(SECRET), `reading the own id shows no private value: ${read!.status} ${read!.text.slice(0, 200)}`);
+    t.notMatch(
+        read!.text,
+        String(SECRET),
+        `reading the own id shows no private value: ${read!.status} ${read!.text.slice(0, 200)}`,
+    );
     const series = await get(`/v1/history?ids=${OWN}&${dayQuery}`);
     t.notMatch(series.text, String(SECRET), `series route: ${series.status} ${series.text.slice(0, 200)}`);
 });
@@ -109,7 +128,13 @@ t.test('aliasId list: changes reach the private series', async t => {
         common: { custom: { 'history.0': { enabled: true, aliasId: [PRIVATE2] } } },
     });
     t.equal(put.status, 403, `setting aliasId [PRIVATE2] is refused: ${put.text.slice(0, 200)}`);
+    // as an administrator (or a version before this check) may have left it: reads and changes still count it
+    const obj = await iob.storage.objects.getObjectAsync(OWN2);
+    const custom = { 'history.0': { enabled: true, aliasId: [PRIVATE2] } };
+    await iob.storage.objects.setObjectAsync(OWN2, { ...obj!, common: { ...obj!.common, custom } } as never);
     await sleep(500);
+    const read = await get(`/v1/getHistory/${OWN2}?${dayQuery}&aggregate=none`);
+    t.equal(read.status, 403, `reading the own id reaches the private series: ${read.text.slice(0, 200)}`);
     const del = await sendTo('deleteAll', { id: OWN2 });
     t.equal(del.status, 403, `deleteAll of own id: ${del.text.slice(0, 200)}`);
     await sleep(300);
@@ -131,13 +156,24 @@ t.test('alias.0.* object pointing at a private state, history on the alias', asy
         },
         native: {},
     });
-    t.equal(create.status, 403, `an alias to an unreadable state with history is refused: ${create.text.slice(0, 200)}`);
+    t.equal(
+        create.status,
+        403,
+        `an alias to an unreadable state with history is refused: ${create.text.slice(0, 200)}`,
+    );
     await sleep(1000);
     // the owner writes the private state; history records it under the alias (js-controller follows aliases)
     const now = Date.now();
     for (let i = 0; i < 4; i++) {
         const ts = Date.now();
-        await iob.storage.states.setStateAsync(PRIVATE, { val: 777001 + i, ack: true, ts, lc: ts, from: 'system.adapter.test.0', q: 0 });
+        await iob.storage.states.setStateAsync(PRIVATE, {
+            val: 777001 + i,
+            ack: true,
+            ts,
+            lc: ts,
+            from: 'system.adapter.test.0',
+            q: 0,
+        });
         await sleep(1500);
     }
     const live = await get(`/v1/state/${spy}`);
@@ -159,7 +195,10 @@ t.test('own state sharing a file name with a private recorded one: state writes 
     // history keeps up to 960 values in memory per id; its stop writes them to the day's file both ids name
     await history.stop();
     history = await startHistory(iob.storage);
-    const res = await get(`/v1/getHistory/${encodeURIComponent(DOOR)}?start=${now - 1000}&end=${now + 60_000}&aggregate=none`, ADMIN);
+    const res = await get(
+        `/v1/getHistory/${encodeURIComponent(DOOR)}?start=${now - 1000}&end=${now + 60_000}&aggregate=none`,
+        ADMIN,
+    );
     t.notMatch(res.text, '999001', `the private series holds no value of the user: ${res.text.slice(0, 300)}`);
 });
 
@@ -183,15 +222,21 @@ t.test('history left by a deleted private state', async t => {
 t.test('history settings of an object the user may not write (only its state)', async t => {
     const put = await send('PUT', `/v1/object/${SWITCH}`, { common: { custom: { 'history.0': { enabled: false } } } });
     t.equal(put.status, 403, `the user may not write the object itself: ${put.text.slice(0, 120)}`);
-    const en = await sendTo('enableHistory', { id: SWITCH, options: { retention: 86400, maxLength: 1, debounceTime: 99 } });
+    const en = await sendTo('enableHistory', {
+        id: SWITCH,
+        options: { retention: 86400, maxLength: 1, debounceTime: 99 },
+    });
     t.equal(en.status, 403, `enableHistory rewrites its settings: ${en.text.slice(0, 200)}`);
     const dis = await sendTo('disableHistory', { id: SWITCH });
     t.equal(dis.status, 403, `disableHistory stops its recording: ${dis.text.slice(0, 200)}`);
     await sleep(300);
     const obj = await iob.storage.objects.getObjectAsync(SWITCH);
-    t.same(obj?.common.custom?.['history.0'], { enabled: true, maxLength: 960, retention: 31536000 }, 'settings unchanged');
+    t.same(
+        obj?.common.custom?.['history.0'],
+        { enabled: true, maxLength: 960, retention: 31536000 },
+        'settings unchanged',
+    );
 });
-
 
 t.test('enableHistory on a state the user may write but not read, aliasId to its own state: values leak', async t => {
     const hidden = `${P}.hidden`;
@@ -206,8 +251,36 @@ t.test('enableHistory on a state the user may write but not read, aliasId to its
     t.equal(en.status, 403, `enableHistory sending its values to the user's series: ${en.text.slice(0, 200)}`);
     await sleep(1000);
     const ts = Date.now();
-    await iob.storage.states.setStateAsync(hidden, { val: 123456, ack: true, ts, lc: ts, from: 'system.adapter.test.0', q: 0 });
+    await iob.storage.states.setStateAsync(hidden, {
+        val: 123456,
+        ack: true,
+        ts,
+        lc: ts,
+        from: 'system.adapter.test.0',
+        q: 0,
+    });
     await sleep(1000);
     const res = await get(`/v1/getHistory/${sink}?start=${ts - 1000}&end=${ts + 60_000}&aggregate=none`);
-    t.notMatch(res.text, '123456', `the user's own series holds no value of the hidden state: ${res.status} ${res.text.slice(0, 200)}`);
+    t.notMatch(
+        res.text,
+        '123456',
+        `the user's own series holds no value of the hidden state: ${res.status} ${res.text.slice(0, 200)}`,
+    );
+});
+
+t.test('history messages and settings with ids that are not text', async t => {
+    const state = { ts: DAY + 7, val: 1 };
+    const list = await sendTo('storeState', [
+        { id: OWN, state },
+        { id: 1.5, state },
+    ]);
+    t.equal(list.status, 422, `an id that is a number is refused: ${list.text.slice(0, 200)}`);
+    const inList = await sendTo('getHistory', { id: [OWN, 7], options: {} });
+    t.equal(inList.status, 422, `a list holding a number is refused: ${inList.text.slice(0, 200)}`);
+    const own3 = `${P}.own3`;
+    await makeState(own3);
+    const own = await sendTo('enableHistory', { id: own3, options: { enabled: true, aliasId: [OWN] } });
+    t.equal(own.status, 422, `enableHistory with a list as aliasId: ${own.text.slice(0, 200)}`);
+    const short = await get(`/v1/getHistory/${encodeURIComponent('0_userdata.0.|x')}?${dayQuery}`);
+    t.equal(short.status, 422, `an id whose shared name spans a namespace: ${short.text.slice(0, 200)}`);
 });
