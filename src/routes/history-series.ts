@@ -15,7 +15,7 @@ import { MAX_IDS, MAX_POINTS, SERIES_AGGREGATES, seriesQuery, type SeriesQuery }
 import { claimRequest, SeriesReader } from '../history/series-read';
 import { PERIODS } from '../history/calendar';
 import { STATS } from '../history/statistics';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { defineRoute } from '../routing/route';
 
 const SENDTO = { type: 'other', operation: 'sendto' } as const;

@@ -1,23 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAllowed } from './access/rules';
-import { authenticate, clientAddress } from './auth/authenticate';
+import { isAllowed } from '../access/rules';
+import { authenticate, clientAddress } from '../auth/authenticate';
 import type { AppServices } from './app-services';
-import { createBrowserGuard, isBrowserRequest } from './http/browser-guard';
-import { applyCors } from './http/cors';
-import { createForwarding, type PublicView } from './http/forwarded';
-import { HttpError, toErrorBody } from './http/http-error';
-import { parseQuery, type Query } from './http/query';
-import { largeBodyUnread, readFormBody, readJsonBody, readRawBody } from './http/read-body';
-import { readUpload } from './http/read-multipart';
-import { createContext, type RequestContext } from './request-context';
-import type { Route, RouteRequest } from './routing/route';
-import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from './routing/router';
-import { commandErrorExtra, commandReply } from './routes/command';
-import { routeBody, routeInput, routeParams } from './routing/route-input';
-import type { ErrorPlace } from './error-reports';
-import type { Command } from './command-runtime/command';
-import { Reply, send, sendError } from './http/send';
-import { NO_STORE } from './http/conditional';
+import { createBrowserGuard, isBrowserRequest } from '../http/browser-guard';
+import { applyCors } from '../http/cors';
+import { createForwarding, type PublicView } from '../http/forwarded';
+import { HttpError, toErrorBody } from '../http/http-error';
+import { parseQuery, type Query } from '../http/query';
+import { largeBodyUnread, readFormBody, readJsonBody, readRawBody } from '../http/read-body';
+import { readUpload } from '../http/read-multipart';
+import { createContext, type RequestContext } from '../context/request-context';
+import type { Route, RouteRequest } from '../routing/route';
+import { allowedMethods, buildRouter, servedPrefixes, type AppRouter, type Target } from '../routing/router';
+import { commandErrorExtra, commandReply } from '../routes/command';
+import { routeBody, routeInput, routeParams } from '../routing/route-input';
+import type { ErrorPlace } from '../instance/error-reports';
+import type { Command } from '../command-runtime/command';
+import { Reply, send, sendError } from '../http/send';
+import { NO_STORE } from '../http/conditional';
 
 export interface App {
     /** The request listener, for a standalone server or mounted inside the web adapter. */
