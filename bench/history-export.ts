@@ -2,7 +2,9 @@
  * `npm run bench -- --only history`: a long CSV export from the real history adapter. Ten ids with a
  * value every minute for a year, written as the history adapter's own day files, then exported with
  * GET /v1/history as CSV (wide), a month first and then the year, while our adapter's RSS is sampled.
- * The export reads and writes a day at a time, so the year should need no more memory than the month.
+ * The export reads and writes a window at a time, so the year should need no more memory than the month.
+ * Then a dense day: 25 ids with 50,000 values each in one day (1,250,000 values, more than the value
+ * budget), exported as CSV long and wide, and asked for as JSON (422).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,8 +46,27 @@ interface ExportFigures {
     oursPeakByQuarterMB: number[];
 }
 
-async function exportCsv(rt: BenchRuntime, days: number, historyRss: () => number): Promise<ExportFigures> {
-    const url = `${rt.baseUrl}/v1/history?ids=${IDS.join(',')}&start=${YEAR_START}&end=${YEAR_START + days * DAY - 1}&format=csv&instance=history.0`;
+const DENSE_IDS = Array.from({ length: 25 }, (_, i) => `0_userdata.0.dense.s${i}`);
+const DENSE_DAY = Date.UTC(2026, 5, 1);
+const DENSE_VALUES = 50_000;
+
+/** 25 ids with 50,000 values each in one day, as history day files. */
+function writeDenseDay(storeDir: string): void {
+    const folder = join(storeDir, dayFolder(DENSE_DAY));
+    mkdirSync(folder, { recursive: true });
+    const step = DAY / DENSE_VALUES;
+    DENSE_IDS.forEach((id, i) => {
+        const day = Array.from({ length: DENSE_VALUES }, (_, k) => ({ val: i + k / 1000, ack: true, ts: Math.floor(DENSE_DAY + k * step), q: 0 }));
+        writeFileSync(join(folder, `history.${id}.json`), JSON.stringify(day));
+    });
+}
+
+const yearUrl = (rt: BenchRuntime, days: number): string =>
+    `${rt.baseUrl}/v1/history?ids=${IDS.join(',')}&start=${YEAR_START}&end=${YEAR_START + days * DAY - 1}&format=csv&instance=history.0`;
+const denseUrl = (rt: BenchRuntime, layout: 'wide' | 'long'): string =>
+    `${rt.baseUrl}/v1/history?ids=${DENSE_IDS.join(',')}&start=${DENSE_DAY}&end=${DENSE_DAY + DAY - 1}&format=csv&layout=${layout}&instance=history.0`;
+
+async function exportCsv(rt: BenchRuntime, days: number, historyRss: () => number, url = yearUrl(rt, days)): Promise<ExportFigures> {
     let historyPeak = historyRss();
     const samples: Array<[number, number]> = [];
     const started = Date.now();
@@ -94,10 +115,13 @@ export async function measureHistoryExport(rt: BenchRuntime, days = 365): Promis
     const storeDir = mkdtempSync(join(tmpdir(), 'rest-api-bench-history-'));
     try {
         const values = writeDays(storeDir, days);
+        writeDenseDay(storeDir);
         console.log(`bench: ${values.toLocaleString('en')} values of ${IDS.length} ids over ${days} days written as history day files`);
         const history = await startHistory(rt.storage, { storeDir: `${storeDir}/` }, { TZ: 'UTC' });
         try {
             const idleRssMB = Math.round(rt.ours.rss());
+            // first, so that its peak is over idle and not over what the year's exports left to collect
+            const dense = await denseDay(rt, () => history.rss(), idleRssMB);
             const month = await exportCsv(rt, Math.min(31, days), () => history.rss());
             console.log(`bench: CSV export of a month: ${JSON.stringify(month)}`);
             const year = await exportCsv(rt, days, () => history.rss());
@@ -105,7 +129,7 @@ export async function measureHistoryExport(rt: BenchRuntime, days = 365): Promis
             // again: what the first run grew (V8 sizes its heap to the allocation rate) is there now, a leak would add to it
             const again = await exportCsv(rt, days, () => history.rss());
             console.log(`bench: the same export again: ${JSON.stringify(again)}`);
-            const summary = { idleRssMB, month, year, again };
+            const summary = { idleRssMB, month, year, again, dense };
             console.log(
                 `bench: ours idle ${idleRssMB} MB; peak over the month ${month.oursPeakRssMB} MB, over the year ${year.oursPeakRssMB} MB ` +
                     `(by quarter ${year.oursPeakByQuarterMB.join(', ')}), the year again ${again.oursPeakRssMB} MB (by quarter ${again.oursPeakByQuarterMB.join(', ')})`,
@@ -117,4 +141,18 @@ export async function measureHistoryExport(rt: BenchRuntime, days = 365): Promis
     } finally {
         rmSync(storeDir, { recursive: true, force: true });
     }
+}
+
+/** The dense day as CSV long and wide (peak RSS over idle), and as JSON (422: more than the value budget). */
+async function denseDay(rt: BenchRuntime, historyRss: () => number, idleRssMB: number): Promise<Record<string, unknown>> {
+    const figures: Record<string, unknown> = {};
+    for (const layout of ['long', 'wide'] as const) {
+        const answer = await exportCsv(rt, 1, historyRss, denseUrl(rt, layout));
+        figures[layout] = { ...answer, oursOverIdleMB: answer.oursPeakRssMB - idleRssMB };
+        console.log(`bench: ${DENSE_IDS.length} ids x ${DENSE_VALUES.toLocaleString('en')} values of one day as CSV ${layout}: ${JSON.stringify(figures[layout])}`);
+    }
+    const json = await fetch(denseUrl(rt, 'long').replace('&format=csv&layout=long', ''));
+    figures.jsonStatus = json.status;
+    console.log(`bench: the same day as JSON: ${json.status} ${(await json.text()).slice(0, 160)}`);
+    return figures;
 }

@@ -20,6 +20,7 @@ import { measureSharing } from './sharing';
 import { pollingRounds, type RoundFigures } from './polling-rounds';
 import { measureScaling } from './scaling';
 import { measureHistoryExport } from './history-export';
+import { measureZoneSpellings } from './history-zones';
 import { measureCompare, startRelease } from './compare';
 import { DEFAULT_COMPARE_VERSION, parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
@@ -196,6 +197,8 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
     if (only === 'history') {
         // on request only: a year of minute values of ten ids exported as CSV from the real history adapter
         result.historyExport = await measureHistoryExport(rt);
+        // distinct zone spellings, refused and allowed: a runtime of its own with auth on
+        result.historyZones = await measureZoneSpellings(oursOptions(options));
     }
     if (only === 'sharing') {
         // on request only: it starts two Redis clusters of its own

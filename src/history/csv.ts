@@ -1,23 +1,34 @@
 /*
- * CSV as RFC 4180 has it: fields separated by commas, records ended by CRLF, a field quoted when it
- * holds a comma, a quote, a line break or leading or trailing space, quotes inside doubled. Empty
- * for no value; numbers and booleans as JSON writes them; objects as their JSON text; text that
- * starts like a formula (= + - @) with an apostrophe first.
+ * CSV as RFC 4180 has it: fields separated by commas, records ended by CRLF, quotes inside doubled.
+ * A state's text comes from devices and messages, not from the user, so no cell may become a formula
+ * in a spreadsheet (OWASP's CSV injection rules), whichever separator the spreadsheet splits on:
+ * `,` (RFC 4180), `;` (the German and French default) or a tab. A spreadsheet that splits on `;`
+ * ignores the quotes of a comma file and starts a cell after every `;`, tab or line break inside a
+ * field, so each of those sub-cells is neutralised too.
  */
 
-const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
-/** Text a spreadsheet would run as a formula: a state's text comes from devices and messages, not from the user. */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** Quoted: a separator of any of the three kinds, a quote, a line break, leading or trailing space. */
+const NEEDS_QUOTES = /[",;\t\r\n]|^\s|\s$/;
+/**
+ * Where a spreadsheet may start a cell (the field's start, or after a `,` `;` tab or line break),
+ * then spaces and quotes it may drop, then a character that starts a formula: = + - @ tab CR.
+ */
+const FORMULA_START = /(^|[,;\t\r\n])([ "']*)(?=[=+\-@\t\r])/g;
+
+/** Text with an apostrophe before every formula start (as OWASP advises: then it is text in Excel and Calc). */
+export function neutralised(text: string): string {
+    return text.replace(FORMULA_START, (_, before: string, skipped: string) => `${before}${skipped}'`);
+}
 
 export function csvField(value: unknown): string {
     if (value === null || value === undefined) {
         return '';
     }
-    let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-    if (typeof value === 'string' && FORMULA_START.test(text)) {
-        // as OWASP advises: an apostrophe first makes it text in Excel and Calc; numbers stay as they are
-        text = `'${text}`;
+    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+        // a number stays a number (-5 is no formula); its text has no separator
+        return String(value);
     }
+    const text = neutralised(typeof value === 'object' ? JSON.stringify(value) : String(value));
     return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -1,13 +1,15 @@
 /*
  * The answers of `/v1/history`: per id its values (JSON), one time axis with a column per id
  * (aligned), calendar statistics, and CSV in the wide form (a row per time, a column per id) or the
- * long form (a row per value). Raw CSV is read and written a day at a time, so a year of minute
- * values for ten ids streams with flat memory.
+ * long form (a row per value). Raw CSV and statistics are read in windows that hold a bounded number
+ * of values of all ids (spans.ts), and CSV is written in chunks of rows, so an export streams with flat
+ * memory however long or dense its history is.
  */
 import { HttpError } from '../http/http-error';
 import { csvRecord } from './csv';
 import { BEFORE_DAYS, type SeriesQuery } from './series-query';
-import { isFailure, windows, type Failure, type Point, type SeriesReader } from './series-read';
+import { isFailure, PARALLEL, type Failure, type Point, type SeriesReader } from './series-read';
+import { HELD_VALUES, SpanReader, type Span } from './spans';
 import { BucketStatistics, type BucketRow } from './statistics';
 import { isoIn } from './times';
 
@@ -71,8 +73,9 @@ async function statistics(reader: SeriesReader, q: SeriesQuery): Promise<Map<str
                 buckets.add(before.ts, before.val);
             }
         }
-        for (const [from, to] of windows(q.start, q.end)) {
-            for (const point of await reader.rawRange(id, from, to)) {
+        // PARALLEL ids at a time, each holding its share of the budget
+        for await (const span of new SpanReader(reader, HELD_VALUES / PARALLEL).spans([id], q.start, q.end)) {
+            for (const point of span.byId.get(id) ?? []) {
                 buckets.add(point.ts, point.val);
             }
         }
@@ -124,20 +127,26 @@ export interface CsvAnswer {
 const extraFields = (q: SeriesQuery): string[] => ['ack', 'q', 'from'].filter(field => q.options[field] === true);
 
 /**
- * Rows of raw values in time order across ids: `wide` a row per time with a cell per id (two values
- * of one id at the same time make two rows), `long` a row per value.
+ * Rows of raw values in time order across ids, ROWS_PER_CHUNK rows a chunk: `wide` a row per time with
+ * a cell per id (two values of one id at the same time make two rows), `long` a row per value.
+ *
+ * @yields {string} CSV text of up to ROWS_PER_CHUNK rows
  */
-export function rawRows(q: SeriesQuery, byId: Map<string, Point[]>, layout: SeriesQuery['layout']): string {
+export function* rawRowChunks(
+    q: SeriesQuery,
+    byId: Map<string, Point[]>,
+    layout: SeriesQuery['layout'],
+): Generator<string> {
     const ids = q.ids.filter(id => byId.has(id));
     const heads = ids.map(() => 0);
     const column = new Map(q.ids.map((id, i) => [id, i]));
     const extra = extraFields(q);
     let text = '';
-    for (;;) {
+    for (let rows = 1; ; rows++) {
         let ts = Infinity;
         ids.forEach((id, i) => (ts = Math.min(ts, byId.get(id)![heads[i]]?.ts ?? Infinity)));
         if (ts === Infinity) {
-            return text;
+            break;
         }
         const iso = isoIn(ts, q.zone);
         const cells: unknown[] = new Array(q.ids.length);
@@ -156,8 +165,19 @@ export function rawRows(q: SeriesQuery, byId: Map<string, Point[]>, layout: Seri
         if (layout === 'wide') {
             text += csvRecord([ts, iso, ...cells]);
         }
+        if (rows % ROWS_PER_CHUNK === 0) {
+            yield text;
+            text = '';
+        }
+    }
+    if (text) {
+        yield text;
     }
 }
+
+/** All rows of `rawRowChunks` as one text. */
+export const rawRows = (q: SeriesQuery, byId: Map<string, Point[]>, layout: SeriesQuery['layout']): string =>
+    [...rawRowChunks(q, byId, layout)].join('');
 
 function header(q: SeriesQuery, columns: string[]): string {
     if (q.layout === 'long') {
@@ -172,21 +192,28 @@ const ROWS_PER_CHUNK = 1000;
 const succeeded = (byId: Map<string, Point[] | Failure>): Map<string, Point[]> =>
     new Map([...byId].filter((entry): entry is [string, Point[]] => !isFailure(entry[1])));
 
-async function* rawCsv(
-    reader: SeriesReader,
-    q: SeriesQuery,
-    first: Map<string, Point[]>,
-    rest: Array<[number, number]>,
-): AsyncGenerator<string> {
-    yield header(q, q.ids) + rawRows(q, first, q.layout);
-    for (const [from, to] of rest) {
-        const byId = new Map<string, Point[]>();
-        for (const id of first.keys()) {
-            // a failure now cannot be told in the headers any more: it breaks the answer (reader.abort)
-            byId.set(id, await reader.rawRange(id, from, to));
-        }
-        yield rawRows(q, byId, q.layout);
+/**
+ * Raw CSV window by window: the first window is read already (its failures are in the headers).
+ *
+ * @yields {string} CSV text
+ */
+async function* rawCsv(q: SeriesQuery, first: Span, rest: AsyncGenerator<Span>): AsyncGenerator<string> {
+    yield header(q, q.ids);
+    yield* rawRowChunks(q, first.byId, q.layout);
+    // a failure now cannot be told in the headers any more: it breaks the answer (reader.abort)
+    for await (const span of rest) {
+        yield* rawRowChunks(q, span.byId, q.layout);
     }
+}
+
+/**
+ * An aggregate over the range: one answer per id, bounded by its count, written in chunks.
+ *
+ * @yields {string} CSV text
+ */
+async function* aggregateCsv(q: SeriesQuery, byId: Map<string, Point[]>): AsyncGenerator<string> {
+    yield header(q, q.ids);
+    yield* rawRowChunks(q, byId, q.layout);
 }
 
 async function* tableCsv(q: SeriesQuery, ts: number[], columns: Map<string, Column>): AsyncGenerator<string> {
@@ -237,10 +264,6 @@ async function* longStatisticsCsv(q: SeriesQuery, byId: Map<string, BucketRow[] 
     yield text;
 }
 
-async function* oneChunk(text: string): AsyncGenerator<string> {
-    yield text;
-}
-
 const failuresOf = <T>(byId: Map<string, T | Failure>): Record<string, Failure> =>
     Object.fromEntries([...byId].filter((entry): entry is [string, Failure] => isFailure(entry[1])));
 
@@ -261,14 +284,12 @@ export async function csvAnswer(reader: SeriesReader, q: SeriesQuery): Promise<C
         };
     }
     if (q.options.aggregate !== undefined && q.options.aggregate !== 'none') {
-        // an aggregate over the range comes in one answer per id, bounded by its count
         const byId = await rawValues(reader, q);
-        return {
-            failures: failuresOf(byId),
-            chunks: oneChunk(header(q, q.ids) + rawRows(q, succeeded(byId), q.layout)),
-        };
+        return { failures: failuresOf(byId), chunks: aggregateCsv(q, succeeded(byId)) };
     }
-    const [first, ...rest] = windows(q.start, q.end + 1);
-    const byId = await reader.each(q.ids, id => reader.rawRange(id, first[0], first[1]));
-    return { failures: failuresOf(byId), chunks: rawCsv(reader, q, succeeded(byId), rest) };
+    const spans = new SpanReader(reader, HELD_VALUES, true);
+    const windows = spans.spans(q.ids, q.start, q.end + 1);
+    const first = await windows.next();
+    const firstSpan = first.done ? { from: q.start, to: q.end + 1, byId: new Map<string, Point[]>() } : first.value;
+    return { failures: Object.fromEntries(spans.failures), chunks: rawCsv(q, firstSpan, windows) };
 }

@@ -26,7 +26,7 @@ export const isFailure = (value: unknown): value is Failure =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value && 'status' in value;
 
 /** getHistory calls of one request at a time. */
-const PARALLEL = 4;
+export const PARALLEL = 4;
 /** getHistory calls of all requests at a time. */
 const SHARED_SLOTS = 4;
 /** History requests of one user at a time (429 beyond). */
@@ -37,6 +37,8 @@ export const REQUESTS_PER_USER = 2;
  */
 export const DAY_LIMIT = 500_000;
 const WINDOW_MS = 24 * 3600 * 1000;
+/** The first window looked at before a range. */
+const FIRST_BEFORE_MS = 15 * 60_000;
 
 let slotsInUse = 0;
 const waitingForSlot: Array<() => void> = [];
@@ -80,7 +82,7 @@ export function claimRequest(user: string): () => void {
     };
 }
 
-function failureOf(err: unknown): Failure {
+export function failureOf(err: unknown): Failure {
     if (err instanceof HttpError) {
         return { error: err.message, status: err.status };
     }
@@ -181,16 +183,21 @@ export class SeriesReader {
     }
 
     /**
-     * The newest raw value in the `days` before `at` (what a meter read before a range), looked for a
-     * day at a time. (Asking the history instance for its newest value before a time can answer its
-     * border value after it instead.)
+     * The newest raw value in the `days` before `at` (what a meter read before a range), looked for
+     * in windows going back from `at`: a quarter hour first, doubled up to a day while they are
+     * empty, so that a dense history gives a few of its values, not a whole day of them. (Asking the
+     * history instance for its newest value before a time can answer its border value after it instead.)
      */
     async before(id: string, at: number, days: number): Promise<Point | undefined> {
-        for (let day = 1; day <= days; day++) {
-            const found = (await this.rawRange(id, at - day * WINDOW_MS, at - (day - 1) * WINDOW_MS)).at(-1);
+        const stop = at - days * WINDOW_MS;
+        let span = FIRST_BEFORE_MS;
+        for (let to = at; to > stop; span = Math.min(WINDOW_MS, span * 2)) {
+            const from = Math.max(stop, to - span);
+            const found = (await this.rawRange(id, from, to)).at(-1);
             if (found) {
                 return found;
             }
+            to = from;
         }
         return undefined;
     }

@@ -2,7 +2,7 @@
  * Times of a history request: ms since 1970, ISO 8601 (a date or time without an offset is read in the
  * request's time zone, as a person means it), or relative to now (`now`, `-24h`, `now-7d`, `-90m`).
  */
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const RELATIVE = /^(?:now)?(?:([+-])(\d+(?:\.\d+)?)([smhdw]))?$/;
@@ -41,10 +41,42 @@ function anyTime(text: unknown, now: number, zone: string): number | { problem: 
     return { problem: 'must be ms since 1970, ISO 8601 (e.g. 2026-11-28T06:00) or relative (now, -24h, -7d, now-30m)' };
 }
 
-/** The zone `name` if it is a known IANA time zone, else undefined. */
+/** Spellings remembered with their canonical zone (or none): a bound, as every cache has one. */
+export const ZONE_SPELLINGS = 512;
+const spellings = new Map<string, string | null>();
+
+/**
+ * The canonical name of the time zone `name` (`europe/BERLIN` and `Europe/Berlin` both
+ * `Europe/Berlin`, `Etc/UTC` and `gmt` `UTC`), or undefined for no known zone. Only canonical names
+ * reach luxon, which keeps a zone and a formatter for every spelling it is given, for good.
+ */
 export function knownZone(name: string): string | undefined {
-    return IANAZone.isValidZone(name) ? name : undefined;
+    const key = name.toLowerCase();
+    let canonical = spellings.get(key);
+    if (canonical === undefined) {
+        canonical = resolvedZone(name);
+        if (spellings.size >= ZONE_SPELLINGS) {
+            // the oldest spelling goes: asking the time zone data again costs a few microseconds
+            spellings.delete(spellings.keys().next().value!);
+        }
+        spellings.set(key, canonical);
+    }
+    return canonical ?? undefined;
 }
+
+function resolvedZone(name: string): string | null {
+    if (!name || name.length > 64) {
+        return null;
+    }
+    try {
+        return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone ?? null;
+    } catch {
+        return null;
+    }
+}
+
+/** How many spellings are remembered now (for tests of the bound). */
+export const zoneSpellingsHeld = (): number => spellings.size;
 
 /** This machine's time zone: the default of statistics and of the ISO column. */
 export function systemZone(): string {
@@ -61,6 +93,9 @@ function offsetMinutes(ts: number, zone: string): number {
     let known = offsets.get(zone);
     if (known?.from !== from) {
         known = { from, minutes: DateTime.fromMillis(from, { zone }).offset };
+        if (!offsets.has(zone) && offsets.size >= ZONE_SPELLINGS) {
+            offsets.clear();
+        }
         offsets.set(zone, known);
     }
     return known.minutes;

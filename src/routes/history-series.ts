@@ -11,7 +11,14 @@ import { FreeObject } from '../http/schemas';
 import { historyInstance } from '../messaging/history';
 import { keepsHistory } from '../messaging/messaging';
 import { csvAnswer, jsonAnswer, type CsvAnswer } from '../history/series-answer';
-import { MAX_IDS, MAX_POINTS, SERIES_AGGREGATES, seriesQuery, type SeriesQuery } from '../history/series-query';
+import {
+    MAX_IDS,
+    MAX_POINTS,
+    requestedIds,
+    SERIES_AGGREGATES,
+    seriesQuery,
+    type SeriesQuery,
+} from '../history/series-query';
 import { claimRequest, SeriesReader } from '../history/series-read';
 import { PERIODS } from '../history/calendar';
 import { STATS } from '../history/statistics';
@@ -163,11 +170,12 @@ async function answer(
     ctx: RequestContext,
     gone: () => AbortSignal,
 ): Promise<unknown> {
-    const q = seriesQuery(raw, accept);
-    for (const id of q.ids) {
-        // every id before anything is read: a refused one leaks no value of the others either
+    for (const id of requestedIds(raw)) {
+        // every id before anything is read (a refused one leaks no value of the others either), and
+        // before times and zones are parsed: a refused request leaves nothing behind
         await ctx.data.assertMayReadHistory(id);
     }
+    const q = seriesQuery(raw, accept);
     const release = claimRequest(ctx.user);
     let streaming = false;
     try {

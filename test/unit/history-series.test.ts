@@ -8,11 +8,12 @@ import { HttpError } from '../../src/http/http-error';
 import { bucketStarts } from '../../src/history/calendar';
 import { errorsHeader } from '../../src/routes/history-series';
 import { csvField, csvRecord } from '../../src/history/csv';
-import { rawRows } from '../../src/history/series-answer';
-import { seriesQuery } from '../../src/history/series-query';
+import { csvAnswer, rawRows } from '../../src/history/series-answer';
+import { MAX_VALUES, seriesQuery } from '../../src/history/series-query';
+import { HELD_VALUES } from '../../src/history/spans';
 import { claimRequest, SeriesReader, windows } from '../../src/history/series-read';
 import { BucketStatistics } from '../../src/history/statistics';
-import { isoIn, parseTime } from '../../src/history/times';
+import { isoIn, knownZone, parseTime, ZONE_SPELLINGS, zoneSpellingsHeld } from '../../src/history/times';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 28, 12);
@@ -139,6 +140,74 @@ t.test('raw rows: merged in time order; two values of one id at one time make tw
     );
 });
 
+/**
+ * The cells a spreadsheet splitting on `sep` sees in `text`: a quote opens a quoted field only at a
+ * field's start (as Excel and Calc read it), a line break outside quotes ends a row.
+ */
+function spreadsheetCells(text: string, sep: string): string[] {
+    const cells: string[] = [];
+    let cell = '';
+    let quoted = false;
+    let atStart = true;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (quoted) {
+            if (c === '"' && text[i + 1] === '"') {
+                cell += '"';
+                i++;
+            } else if (c === '"') {
+                quoted = false;
+            } else {
+                cell += c;
+            }
+        } else if (c === '"' && atStart) {
+            quoted = true;
+            atStart = false;
+        } else if (c === sep || c === '\n' || c === '\r') {
+            cells.push(cell);
+            cell = '';
+            atStart = true;
+        } else {
+            cell += c;
+            atStart = false;
+        }
+    }
+    cells.push(cell);
+    return cells;
+}
+
+t.test('CSV: no cell a spreadsheet could run, whether it splits on a comma, a semicolon or a tab', async t => {
+    const nasty = [
+        'a;=1+1',
+        'a,=1+1',
+        'a\t=1+1',
+        'a\n=1+1',
+        'a\r\n@SUM(A1)',
+        'a; =1+1',
+        'a;"=1+1"',
+        "a;'=1",
+        'x;-2+3;+cmd|x',
+        '=1+1;=2',
+        ' =1',
+        'ok;fine',
+    ];
+    const values: unknown[] = [...nasty, { note: '=1+1', list: ['a', '@x'] }];
+    for (const value of values) {
+        const record = csvRecord(['0_userdata.0.x', 1700000000000, value, -5]);
+        for (const sep of [',', ';', '\t']) {
+            for (const cell of spreadsheetCells(record, sep)) {
+                const runs = /^[ "]*[=+\-@\t\r]/.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell);
+                t.notOk(runs, `${JSON.stringify(value)} split on ${JSON.stringify(sep)}: cell ${JSON.stringify(cell)}`);
+            }
+        }
+    }
+    t.equal(csvField('a;=1+1'), `"a;'=1+1"`, 'the whole cell quoted, the formula after the semicolon neutralised');
+    t.equal(csvField('ok;fine'), '"ok;fine"', 'a semicolon is quoted, the text kept');
+    t.equal(csvField('a\tb'), '"a\tb"', 'a tab is quoted');
+    t.equal(csvField('2026-11-28T06:00:00.000+01:00'), '2026-11-28T06:00:00.000+01:00', 'an iso time stays as it is');
+    t.equal(csvField('-5'), "'-5", 'text that starts with a minus is text');
+});
+
 t.test('the request: defaults, types, CSV by Accept', async t => {
     const q = seriesQuery({ ids: 'a, b,a,', ack: 'true', q: 'false', count: '10', ignoreNull: '0', tz: 'UTC' }, 'text/csv', NOW);
     t.same(q.ids, ['a', 'b'], 'trimmed, without repeats');
@@ -262,4 +331,90 @@ t.test('review: bounds per request, not only per id', async t => {
     t.throws(() => seriesQuery({ ids: ['a'], aggregate: 'integral', integralUnit: 0 }, '', NOW), /integralUnit/);
     t.equal(seriesQuery({ ids: ['a'] }, 'text/csv;q=0, application/json', NOW).format, 'json', 'q=0 refuses CSV');
     t.equal(seriesQuery({ ids: ['a'] }, 'application/json;q=0.9, text/csv', NOW).format, 'csv');
+});
+
+t.test('time zones: every spelling becomes the one canonical name, and the spellings remembered are bounded', async t => {
+    t.equal(knownZone('Europe/Berlin'), 'Europe/Berlin');
+    t.equal(knownZone('EUROPE/berlin'), 'Europe/Berlin');
+    t.equal(knownZone('etc/utc'), 'UTC');
+    t.equal(knownZone('Mars/Olympus'), undefined);
+    t.equal(knownZone(''), undefined);
+    const names = new Set<string | undefined>();
+    // 2^13 spellings of europe/berlin, upper and lower case
+    for (let i = 0; i < 1 << 13; i++) {
+        names.add(knownZone([...'europe/berlin'].map((c, k) => ((i >> k) & 1 ? c.toUpperCase() : c)).join('')));
+    }
+    t.same([...names], ['Europe/Berlin'], 'one name for luxon, whatever the spelling');
+    t.ok(zoneSpellingsHeld() <= ZONE_SPELLINGS, `${zoneSpellingsHeld()} spellings remembered`);
+    t.equal(seriesQuery({ ids: 'a', tz: 'eUrOpE/bErLiN' }, '', NOW).zone, 'Europe/Berlin', 'the request carries the canonical name');
+});
+
+t.test('a raw CSV export holds at most the value budget at a time: 25 ids x 50,000 values of one day', async t => {
+    const DAY0 = Date.UTC(2026, 0, 1);
+    const STEP = (24 * 3600 * 1000) / 50_000;
+    const ids = Array.from({ length: 25 }, (_, i) => `0_userdata.0.dense${i}`);
+    const reader = new SeriesReader({ user: 'system.user.admin' } as never, 'history.0', {});
+    // values handed to the answer since it last gave a chunk away: what it holds at once, at least
+    let sinceChunk = 0;
+    let most = 0;
+    reader.rawRange = async (id, from, to) => {
+        const points = [];
+        for (let k = Math.max(0, Math.ceil((from - DAY0) / STEP)); k < 50_000 && DAY0 + k * STEP < to; k++) {
+            points.push({ ts: DAY0 + k * STEP, val: ids.indexOf(id) + k / 1000 });
+        }
+        sinceChunk += points.length;
+        most = Math.max(most, sinceChunk);
+        return points;
+    };
+    const q = seriesQuery({ ids, start: DAY0, end: DAY0 + 24 * 3600 * 1000 - 1, format: 'csv', layout: 'long', tz: 'UTC' }, '', NOW);
+    const answer = await csvAnswer(reader, q);
+    let rows = -1;
+    let last = 0;
+    let ordered = true;
+    for await (const chunk of answer.chunks) {
+        sinceChunk = 0;
+        for (const line of chunk.split('\r\n')) {
+            if (line && !line.startsWith('id,')) {
+                rows++;
+                const ts = Number(line.split(',')[1]);
+                ordered &&= ts >= last;
+                last = ts;
+            } else if (line) {
+                rows++;
+            }
+        }
+    }
+    t.equal(rows, 1_250_000, 'every value is written');
+    t.ok(ordered, 'in time order across ids');
+    t.ok(most <= MAX_VALUES, `at most ${most.toLocaleString('en')} values held at once (budget ${MAX_VALUES.toLocaleString('en')})`);
+    t.ok(most <= HELD_VALUES, `within a window's share: ${most.toLocaleString('en')}`);
+});
+
+t.test('the reading before a range: the newest value before it, without a whole dense day held', async t => {
+    const AT = Date.UTC(2026, 0, 10);
+    const STEP = (24 * 3600 * 1000) / 400_000;
+    const reader = new SeriesReader({ user: 'system.user.admin' } as never, 'history.0', {});
+    let largest = 0;
+    let gapUntil = 0;
+    reader.rawRange = async (_id, from, to) => {
+        const points = [];
+        // 400,000 values a day, none in the 3 hours before AT - gapUntil
+        for (let ts = Math.ceil(from / STEP) * STEP; ts < to; ts += STEP) {
+            if (ts < AT - gapUntil) {
+                points.push({ ts, val: ts });
+            }
+        }
+        largest = Math.max(largest, points.length);
+        return points;
+    };
+    const dense = await reader.before('a', AT, 31);
+    t.ok(dense && dense.ts < AT && AT - dense.ts <= STEP, 'the newest value before the range');
+    t.ok(largest <= HELD_VALUES / 4, `at most ${largest.toLocaleString('en')} values in one answer`);
+    gapUntil = 3 * 3600 * 1000;
+    largest = 0;
+    const afterGap = await reader.before('a', AT, 31);
+    t.ok(afterGap && AT - gapUntil - afterGap.ts <= STEP && afterGap.ts < AT - gapUntil, 'the newest value before a gap');
+    t.ok(largest <= HELD_VALUES / 4, `at most ${largest.toLocaleString('en')} values in one answer after a gap`);
+    gapUntil = 40 * 24 * 3600 * 1000;
+    t.equal(await reader.before('a', AT, 31), undefined, 'nothing in the days looked at');
 });
