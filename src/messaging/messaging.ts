@@ -1,7 +1,7 @@
 import { isAdministrator, type Acl } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import type { CallerData } from '../storage/data';
-import { deadline, type Timers } from '../timers';
+import { deadline, type Timers } from '../instance/timers';
 
 /** What a message needs of a request: the caller's data and rights, and the adapter's timers for the deadline. */
 export interface Messenger {

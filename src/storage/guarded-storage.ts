@@ -10,7 +10,7 @@ import {
 } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import type { StoragePort } from './port';
-import { pairMemo } from '../pair-memo';
+import { pairMemo } from '../access/pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
 import {
     aliasTargets,
