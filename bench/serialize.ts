@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import fastJson from 'fast-json-stringify';
-import { commandAnswerSchema } from '../src/openapi';
+import { commandAnswerSchema } from '../src/routing/openapi';
 import { dictionary, ListedState, StateEntrySchema } from '../src/http/schemas';
 import getState from '../commands/getState';
 import type { BenchRuntime } from './fixture';

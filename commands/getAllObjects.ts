@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineCommand } from '../src/command-runtime/command';
-import type { RequestContext } from '../src/request-context';
+import type { RequestContext } from '../src/context/request-context';
 import { commandPage, pageParams } from '../src/objects/listing-pages';
 import { dictionary, ListedObject } from '../src/http/schemas';
 

@@ -4,13 +4,13 @@
  * routes under /rest-api/ on its own server. The standalone process then stays down (src/main.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createApp, type App } from './app';
-import type { AppServices } from './app-services';
-import { configMistakes, normalizeConfig } from './config';
-import { closeEvents, forwardChange, startEvents } from './lifecycle';
+import { createApp, type App } from './app/app';
+import type { AppServices } from './app/app-services';
+import { configMistakes, normalizeConfig } from './instance/config';
+import { closeEvents, forwardChange, startEvents } from './app/lifecycle';
 import { EXTENSION_PREFIX } from './routing/router';
-import { createServices } from './services';
-import { warnOnFailure } from './warn-on-failure';
+import { createServices } from './app/services';
+import { warnOnFailure } from './instance/warn-on-failure';
 
 export const BASE_PATH = EXTENSION_PREFIX;
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
-import { redact, scrub } from '../src/error-reports';
+import { redact, scrub } from '../src/instance/error-reports';
 import { startIobroker, type IobFixture } from './support/iobroker';
 
 const SECRET = 'S3cretV4lueThatMustNeverLeave';

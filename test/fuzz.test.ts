@@ -13,7 +13,7 @@
 import t, { type Test } from 'tap';
 import { tmpdir } from 'node:os';
 import { loadCommands } from '../src/command-runtime/load-commands';
-import { normalizeConfig } from '../src/config';
+import { normalizeConfig } from '../src/instance/config';
 import type { Command } from '../src/command-runtime/command';
 import type { Route } from '../src/routing/route';
 import { restRoutes } from '../src/routes';
@@ -673,7 +673,7 @@ t.teardown(() => iob?.stop());
 
 /**
  * A route that needs no body (or refuses the request) answers before a large body is read, and the
- * server then closes the connection instead of reading megabytes it will not use (src/app.ts). A
+ * server then closes the connection instead of reading megabytes it will not use (src/app/app.ts). A
  * client still writing gets EPIPE or a reset, often before it could read the answer: that is the
  * connection ending, not a crash or a hang (the caller checks the adapter still runs).
  */

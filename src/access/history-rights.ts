@@ -1,4 +1,5 @@
 import { inScope, mayReadState, mayWriteState, seesAll, type Acl, type Guarded } from './rules';
+import { mayWriteObject } from './write-policy';
 import { HttpError } from '../http/http-error';
 
 /*
@@ -28,26 +29,56 @@ const REPLACED = /[\u0000|*,;"'<>?:/\\]/g;
 /** At most this many objects are compared for a shared file name; a wider range is refused, not scanned. */
 export const MAX_SHARED_NAME_SCAN = 2000;
 const BELOW = '\u9999';
+/** The part of an id before such a character must reach into the third part of the id (`a.0.x`). */
+const CHECKABLE_PREFIX = /^[^.]+\.[^.]+\.[^.]/;
 
 /** The file name part of `id` in history 5.0.1. */
 export function storageName(id: string): string {
     return id.replace(REPLACED, '~');
 }
 
-/** The aliasIds of an object's history settings, of every instance: not every caller knows the instance yet. */
-export function aliasTargets(obj: unknown): string[] {
+function customOf(obj: unknown): Record<string, unknown> {
     const custom = (obj as { common?: { custom?: unknown } } | null | undefined)?.common?.custom;
-    if (!custom || typeof custom !== 'object') {
-        return [];
-    }
+    return custom && typeof custom === 'object' ? (custom as Record<string, unknown>) : {};
+}
+
+function aliasIdsOf(obj: unknown): unknown[] {
+    return Object.values(customOf(obj)).map(settings => (settings as { aliasId?: unknown } | null)?.aliasId);
+}
+
+/**
+ * The aliasIds of an object's history settings, of every instance: not every caller knows the instance yet.
+ * history 5.0.1 takes any truthy aliasId and uses its text as the id (`['a']` is `a`, `['a', 'b']` is `a,b`).
+ */
+export function aliasTargets(obj: unknown): string[] {
     const targets = new Set<string>();
-    for (const settings of Object.values(custom as Record<string, unknown>)) {
-        const aliasId = (settings as { aliasId?: unknown } | null)?.aliasId;
-        if (typeof aliasId === 'string' && aliasId !== '') {
-            targets.add(aliasId);
+    for (const aliasId of aliasIdsOf(obj)) {
+        if (aliasId) {
+            targets.add(String(aliasId));
         }
     }
     return [...targets];
+}
+
+/** Whether an object has history settings of any instance (they may record its values into a file). */
+export function hasHistorySettings(obj: unknown): boolean {
+    return Object.values(customOf(obj)).some(settings => !!settings && typeof settings === 'object');
+}
+
+/** 422 for an aliasId that is neither text nor empty: the history instances would read it as its text. */
+export function assertAliasIdsAreText(id: string, settings: unknown): void {
+    const bad = aliasIdsOf(settings).find(
+        aliasId => aliasId !== undefined && aliasId !== null && typeof aliasId !== 'string',
+    );
+    if (bad !== undefined) {
+        throw new HttpError(
+            'INVALID_PARAMS',
+            'aliasId in history settings (common.custom) must be a state id (text) or empty',
+            {
+                context: { id, aliasId: typeof bad },
+            },
+        );
+    }
 }
 
 function forbidden(id: string, reason?: string): HttpError {
@@ -60,6 +91,18 @@ function allowed(ctx: SeriesCaller, id: string, obj: Guarded, use: SeriesUse): b
         mayReadState(ctx.acl, id, obj, ctx.ownerOnly) &&
         (use === 'read' || (inScope(ctx.acl, 'write', id) && mayWriteState(ctx.acl, id, obj, ctx.ownerOnly)))
     );
+}
+
+/** 422 for an id whose sharers of a file name would be every id of an adapter, or of all: no view is read for it. */
+function assertCheckableName(series: string, asked = series): void {
+    const at = series.search(SHARES_NAME);
+    if (at >= 0 && !CHECKABLE_PREFIX.test(series.slice(0, at))) {
+        throw new HttpError(
+            'INVALID_PARAMS',
+            'not a state id history can check: a character history puts as ~ into file names comes before its third part (adapter.instance.name)',
+            { context: { id: asked.slice(0, 100) } },
+        );
+    }
 }
 
 /**
@@ -77,6 +120,7 @@ export async function assertSharersAllowed(
     if (at < 0) {
         return;
     }
+    assertCheckableName(series, asked);
     const prefix = series.slice(0, at);
     const rows = await ctx.stateObjectsBetween(prefix, prefix + BELOW);
     if (rows.length > MAX_SHARED_NAME_SCAN) {
@@ -127,9 +171,10 @@ export async function assertMayUseSeries(
         return;
     }
     // the token's scope before the object: an id outside it costs no lookup and warms no cache
-    if (!inScope(ctx.acl, use === 'read' ? 'read' : 'write', id)) {
+    if (!inScope(ctx.acl, 'read', id) || (use === 'change' && !inScope(ctx.acl, 'write', id))) {
         throw forbidden(id);
     }
+    assertCheckableName(id);
     const obj = await ctx.objectOf(id);
     if (!ownRule(obj)) {
         throw forbidden(id);
@@ -154,13 +199,8 @@ export async function assertMaySetHistorySettings(
     if (seesAll(ctx.acl)) {
         return;
     }
-    const custom = (obj: unknown): Record<string, unknown> =>
-        ((obj as { common?: { custom?: unknown } } | null | undefined)?.common?.custom ?? {}) as Record<
-            string,
-            unknown
-        >;
-    const old = custom(before);
-    const changed = Object.entries(custom(after)).filter(
+    const old = customOf(before);
+    const changed = Object.entries(customOf(after)).filter(
         ([instance, settings]) => settings && JSON.stringify(settings) !== JSON.stringify(old[instance]),
     );
     if (!changed.length) {
@@ -168,9 +208,26 @@ export async function assertMaySetHistorySettings(
     }
     await assertSharersAllowed(ctx, id, 'change');
     const oldTargets = new Set(aliasTargets(before));
-    for (const target of aliasTargets({ common: { custom: Object.fromEntries(changed) } })) {
+    const settings = { common: { custom: Object.fromEntries(changed) } };
+    for (const target of aliasTargets(settings)) {
         if (!oldTargets.has(target)) {
             await assertMayUseAliasTarget(ctx, target, 'change', id);
         }
+    }
+    // after the rights: a list naming a series the caller may not use is a 403 like its text would be
+    assertAliasIdsAreText(id, settings);
+}
+
+/**
+ * Throws 403 unless the caller may write the object `id` itself: enableHistory and disableHistory make the
+ * history instance rewrite its settings with its own rights, as a PUT of the object would.
+ */
+export async function assertMayRewriteSettings(ctx: SeriesCaller, id: string): Promise<void> {
+    if (seesAll(ctx.acl)) {
+        return;
+    }
+    const existing = await ctx.objectOf(id);
+    if (!existing || !mayWriteObject(ctx.acl, id, existing, existing, ctx.ownerOnly)) {
+        throw forbidden(id);
     }
 }

@@ -228,10 +228,20 @@ export async function assertMayReadHistory(ctx: ReadCaller, id: string): Promise
 
 /**
  * Throws 403 unless the caller may change the stored history of `id` (storeState, delete, enableHistory...):
- * write rights on the state, and read and write rights on every series it reaches (history-rights.ts).
+ * for callers with limits `id` must be a state object they may read and write (a series left without its
+ * object, or of a write-only state, is not theirs to wipe), and every series it reaches readable and
+ * writable too (history-rights.ts).
  */
 export async function assertMayChangeHistory(ctx: ReadCaller, id: string): Promise<void> {
-    await assertMayUseSeries(ctx, id, 'change', obj => mayWriteState(ctx.acl, id, obj, ctx.ownerOnly));
+    await assertMayUseSeries(
+        ctx,
+        id,
+        'change',
+        obj =>
+            (obj?.type as unknown) === 'state' &&
+            mayReadState(ctx.acl, id, obj, ctx.ownerOnly) &&
+            mayWriteState(ctx.acl, id, obj, ctx.ownerOnly),
+    );
 }
 
 /** Throws 403 unless the caller may read the state `id` (history, messages naming a state). */

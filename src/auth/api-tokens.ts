@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { warnOnFailure } from '../warn-on-failure';
+import { warnOnFailure } from '../instance/warn-on-failure';
 import type { Acl, AclCache } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import type { CoherentCache } from '../storage/cache/coherent-cache';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Acl, AclCache } from '../access/rules';
-import type { Config } from '../config';
+import type { Config } from '../instance/config';
 import type { ApiTokens } from './api-tokens';
 import type { CredentialChecker } from './credentials';
 import type { TokenServices } from './tokens';

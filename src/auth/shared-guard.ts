@@ -1,7 +1,7 @@
 import { BruteForceGuard } from './brute-force';
 import type { ChangeFeed } from '../storage/change-feed';
 import type { StoragePort } from '../storage/port';
-import { warnOnFailure } from '../warn-on-failure';
+import { warnOnFailure } from '../instance/warn-on-failure';
 import { adminJsonState } from '../storage/admin-json-state';
 
 /** One failed or cleared login, as one instance tells the others. */

@@ -1,6 +1,6 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Permission } from '../access/rules';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 
 export type { Permission } from '../access/rules';
 

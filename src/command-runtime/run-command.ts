@@ -5,7 +5,7 @@ import { HttpError } from '../http/http-error';
 import { fromAdapterError } from '../storage/adapter-errors';
 import { assertInReadScope, assertInWriteScope } from '../access/read-checks';
 import { compiledFor, parseParams, type RawParams } from '../http/parse-params';
-import { writingContext, type RequestContext } from '../request-context';
+import { writingContext, type RequestContext } from '../context/request-context';
 
 /**
  * The whole command pipeline: permission, then parameters, then the handler. Answers without a

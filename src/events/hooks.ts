@@ -6,7 +6,7 @@ import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../messaging/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
 import { SubscriptionSet, type EventBody, type Filter, type Sink } from './hub';
-import type { Timers } from '../timers';
+import type { Timers } from '../instance/timers';
 
 const MAX_QUEUE = 1000;
 const MAX_BACKOFF_MS = 30_000;

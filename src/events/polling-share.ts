@@ -22,9 +22,9 @@ import {
 import type { Filter } from './hub';
 import type { Peers } from '../storage/peers';
 import type { StoragePort } from '../storage/port';
-import { warnOnFailure } from '../warn-on-failure';
+import { warnOnFailure } from '../instance/warn-on-failure';
 import { adminJsonState } from '../storage/admin-json-state';
-import { deadline, type Timers } from '../timers';
+import { deadline, type Timers } from '../instance/timers';
 
 interface SubscriptionSpec {
     kind: ChangeKind;

@@ -4,7 +4,7 @@ import type { EventSource, SourceFor } from './event-access';
 import { payloadText } from './event-text';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
 import { UserLimits, type LimitCounts } from './user-limits';
-import type { Timers } from '../timers';
+import type { Timers } from '../instance/timers';
 
 export const DEFAULT_POLL_TIMEOUT_MS = 30_000;
 const MAX_QUEUE = 1000;

@@ -5,7 +5,7 @@ import { eventText } from './event-text';
 import { formatEventId, newOrigin, parseEventId } from './event-id';
 import type { StreamWriter } from '../http/send';
 import { SubscriptionSet, type EventBody, type Sink } from './hub';
-import type { Timers } from '../timers';
+import type { Timers } from '../instance/timers';
 
 export const OVERFLOW_FRAME = 'event: overflow\ndata: {"overflow":true}\n\n';
 export const DISCONNECT_FRAME = 'data: {"disconnect":true}\n\n';

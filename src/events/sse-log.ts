@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EventBody } from './hub';
-import { deadline, type Timers } from '../timers';
+import { deadline, type Timers } from '../instance/timers';
 import { EndedRecords } from './sse-log-ended';
 
 /** How long a channel's events stay readable for a resume on any instance, after they happened. */

@@ -13,7 +13,7 @@ import type { EventBody } from './hub';
 import { UserLimits } from './user-limits';
 import { formatEventId, parseEventId } from './event-id';
 import { MAX_CHANGED } from '../objects/changed-since';
-import { deadline, type Timers } from '../timers';
+import { deadline, type Timers } from '../instance/timers';
 import { eventIdentity } from './polling';
 import { logKey, type SseLog } from './sse-log';
 import { EventStats } from './event-stats';

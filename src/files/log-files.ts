@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { readFileSync } from 'node:fs';
 import * as utils from '@iobroker/adapter-core';
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { sendToHost } from '../messaging/messaging';
 
 export const HOST_LOG_TIMEOUT_MS = 10_000;

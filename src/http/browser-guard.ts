@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIPv4 } from 'node:net';
 import { hostname } from 'node:os';
-import type { Config } from '../config';
+import type { Config } from '../instance/config';
 import { HttpError } from './http-error';
 
 /** Both checks are for browser requests only (`isBrowserRequest`). */

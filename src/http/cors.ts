@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../config';
+import type { Config } from '../instance/config';
 import { NOSNIFF, setAnswerHeaders } from './send';
 
 const METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE';

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { parsePublicUrl, parseTrustEntry, validPrefix, validProto } from '../proxy-options';
+import { parsePublicUrl, parseTrustEntry, validPrefix, validProto } from '../instance/proxy-options';
 
 /** What a request looks like from outside; `origin`/`prefix` undefined: as the adapter sees it. */
 export interface PublicView {

@@ -7,7 +7,7 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Config } from '../config';
+import type { Config } from '../instance/config';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 

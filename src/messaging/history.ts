@@ -1,7 +1,7 @@
 import { HttpError, type ParamProblem } from '../http/http-error';
 import { paramsError } from '../http/parse-params';
 import { isTrueFlag } from '../http/query';
-import type { Config } from '../config';
+import type { Config } from '../instance/config';
 import { assertInstanceAlive, instanceName, sendToInstance, type Messenger } from './messaging';
 
 /** What a history request needs: the caller, and the configured default history instance. */

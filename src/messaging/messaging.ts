@@ -1,7 +1,7 @@
 import { isAdministrator, type Acl } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import type { CallerData } from '../storage/data';
-import { deadline, type Timers } from '../timers';
+import { deadline, type Timers } from '../instance/timers';
 
 /** What a message needs of a request: the caller's data and rights, and the adapter's timers for the deadline. */
 export interface Messenger {
@@ -135,6 +135,9 @@ export async function assertMessageAllowed(
     }
     for (const id of ids) {
         await ctx.data.assertMayChangeHistory(id);
+        if (command === 'enableHistory' || command === 'disableHistory') {
+            await ctx.data.assertMayRewriteSettings(id);
+        }
         if (command === 'enableHistory') {
             // history writes `options` as the id's settings with its own rights: checked as an object write of ours is
             const options = (message as { options?: unknown }).options;
@@ -168,20 +171,34 @@ function assertFewValues(name: string, command: string, message: unknown): void 
     }
 }
 
-/** The ids a history message names: `id` (one or a list), or a list of ids or of `{id}` (storeState's list form). */
+/**
+ * The ids a history message names: `id` (one or a list), or a list of ids or of `{id}` (storeState's list
+ * form). 422 for an id that is not a non-empty text: history would take its text, unchecked.
+ */
 function namedIds(message: unknown): string[] {
     const items = Array.isArray(message) ? message : [message];
     const ids: unknown[] = [];
     for (const item of items) {
-        if (typeof item === 'string' && Array.isArray(message)) {
+        if (Array.isArray(message) && (typeof item === 'string' || !item || typeof item !== 'object')) {
             ids.push(item);
-        } else if (item && typeof item === 'object') {
+        } else if (item && typeof item === 'object' && (item as { id?: unknown }).id !== undefined) {
             const id = (item as { id?: unknown }).id;
             // history 5.0.1 takes a list as one id, its text `a,b`: the series of that name counts too
-            ids.push(...(Array.isArray(id) ? [...id, id.join(',')] : [id]));
+            ids.push(...(Array.isArray(id) ? [...(id as unknown[]), id.join(',')] : [id]));
         }
     }
-    return ids.filter((id): id is string => typeof id === 'string' && id !== '');
+    for (const id of ids) {
+        if (typeof id !== 'string' || id === '') {
+            throw new HttpError(
+                'INVALID_PARAMS',
+                'every id in a message to a history instance must be a non-empty text',
+                {
+                    context: { id: typeof id === 'string' ? id : typeof id },
+                },
+            );
+        }
+    }
+    return ids as string[];
 }
 
 /** sendTo with a deadline: every wait on another process ends, with an answer or a timeout error. */

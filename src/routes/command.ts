@@ -4,7 +4,7 @@ import { Page } from '../objects/listing-pages';
 import { HttpError } from '../http/http-error';
 import type { RawParams } from '../http/parse-params';
 import type { Query } from '../http/query';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { runCommand } from '../command-runtime/run-command';
 import { NO_STORE } from '../http/conditional';
 import { Reply } from '../http/send';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { refuseUnsafeNames } from '../files/files';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { defineRoute, type RouteRequest } from '../routing/route';
 import { FreeObject, json } from '../http/schemas';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from '../config';
-import type { RequestContext } from '../request-context';
+import type { Config } from '../instance/config';
+import type { RequestContext } from '../context/request-context';
 import { defineRoute, type Route, type RouteRequest } from '../routing/route';
 import { Reply } from '../http/send';
 import { ASSET_VERSION, DOCS_PAGE_DIR, SWAGGER_UI_DIR, staticFolder, UPLOT_DIR } from '../http/static-files';

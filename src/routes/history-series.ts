@@ -22,7 +22,7 @@ import {
 import { claimRequest, SeriesReader } from '../history/series-read';
 import { PERIODS } from '../history/calendar';
 import { STATS } from '../history/statistics';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { defineRoute } from '../routing/route';
 
 const SENDTO = { type: 'other', operation: 'sendto' } as const;

@@ -5,7 +5,7 @@ import { convertBodyValue, convertText } from '../states/state-value';
 import { stateCommon } from '../states/states';
 import { paramsError } from '../http/parse-params';
 import { assertInWriteScope } from '../access/read-checks';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { defineRoute } from '../routing/route';
 import { json, opaque, FreeObject } from '../http/schemas';
 

@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { Config } from '../instance/config';
 import type { Route } from '../routing/route';
 import { listFolderRoute, listTopFolderRoute } from './dir';
 import { docsRoutes } from './docs';

@@ -3,7 +3,7 @@ import { HttpError } from '../http/http-error';
 import { refuseUnsafeNames } from '../files/files';
 import { listLogFiles, readHostLogFile, readLocalLogFile } from '../files/log-files';
 import { logFileReply } from '../files/log-page';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { defineRoute } from '../routing/route';
 import { json } from '../http/schemas';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Config } from '../config';
+import type { Config } from '../instance/config';
 import { stateSamples } from '../metrics/state-samples';
 import { defineRoute, type Route } from '../routing/route';
 import { Reply } from '../http/send';

@@ -6,7 +6,7 @@ import { HttpError } from '../http/http-error';
 import { json } from '../http/schemas';
 import { defineRoute, type Route } from '../routing/route';
 import type { Query } from '../http/query';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { Reply } from '../http/send';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

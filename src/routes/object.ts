@@ -10,7 +10,7 @@ import { assertPrecondition, bodyTag, preconditionOf, cachedValueValidator } fro
 import { Reply } from '../http/send';
 import { KeyedLock } from '../storage/keyed-lock';
 import type { IncomingHttpHeaders } from 'node:http';
-import { writingContext, type RequestContext } from '../request-context';
+import { writingContext, type RequestContext } from '../context/request-context';
 import { defineRoute } from '../routing/route';
 import { dictionary, json, ListedObject, ObjectSchema, WrittenObjectSchema } from '../http/schemas';
 

@@ -14,7 +14,7 @@ import { isTrueFlag } from '../http/query';
 import { MAX_JSON_DEPTH, tooDeep } from '../http/read-body';
 import { defineRoute, type RouteRequest } from '../routing/route';
 import { opaque } from '../http/schemas';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { Reply } from '../http/send';
 
 const SENDTO = { type: 'other', operation: 'sendto' } as const;

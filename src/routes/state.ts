@@ -18,7 +18,7 @@ import {
     type StateRead,
 } from '../states/states';
 import type { Query } from '../http/query';
-import { writingContext, type RequestContext } from '../request-context';
+import { writingContext, type RequestContext } from '../context/request-context';
 import { dictionary, json, ListedState, StateEntrySchema } from '../http/schemas';
 import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isPattern, safePattern } from '../access/patterns';
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { EVENT_BODY } from '../events/schemas';
 import { json, ObjectSchema, StateSchema } from '../http/schemas';
 import { defineRoute, type Route, type RouteResponse } from '../routing/route';

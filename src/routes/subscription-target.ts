@@ -3,7 +3,7 @@ import type { HookMethod } from '../events/hook-delivery';
 import type { Hook } from '../events/hooks';
 import type { Filter, SubscriptionSet } from '../events/hub';
 import type { PollingSession } from '../events/polling';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 
 const HOOK_EXAMPLE = 'http://ipaddress:9000/hook/';
 const METHODS = new Set(['POST', 'PUT', 'PATCH', 'GET']);

@@ -6,7 +6,7 @@ import { safePattern } from '../access/patterns';
 import { ScopeSchema, unknownCommands } from '../access/scope';
 import { HttpError } from '../http/http-error';
 import { paramsError } from '../http/parse-params';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { defineRoute } from '../routing/route';
 import { json } from '../http/schemas';
 import { Reply } from '../http/send';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isAdministrator } from '../access/rules';
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { defineRoute, type RouteRequest } from '../routing/route';
 import { json } from '../http/schemas';
 import { MAX_PAYLOAD_BYTES, parsePayload } from '../webhooks/payload';

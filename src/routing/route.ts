@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Permission } from '../access/rules';
 import type { Query } from '../http/query';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -1,7 +1,7 @@
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { fromAdapterError } from '../storage/adapter-errors';
-import { deadline } from '../timers';
+import { deadline } from '../instance/timers';
 
 export const MAX_WAIT_MS = 60_000;
 

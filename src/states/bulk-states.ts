@@ -1,6 +1,6 @@
 import { HttpError, toErrorBody } from '../http/http-error';
 import type { Precondition } from '../http/conditional';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { projection, STATE_FIELDS, unknownFields } from '../objects/listing-pages';
 import { patchState } from './states';
 

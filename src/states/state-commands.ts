@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { safePattern } from '../access/patterns';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { idList, MAX_LIST_IDS } from '../http/schemas';
 
 export const statesPatternParam = Type.Optional(

@@ -1,5 +1,5 @@
 import { HttpError } from '../http/http-error';
-import type { RequestContext } from '../request-context';
+import type { RequestContext } from '../context/request-context';
 import { assertInReadScope } from '../access/read-checks';
 
 export interface ResolvedState {

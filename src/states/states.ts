@@ -2,7 +2,7 @@ import { assertPrecondition, type Precondition } from '../http/conditional';
 import { HttpError } from '../http/http-error';
 import { KeyedLock } from '../storage/keyed-lock';
 import { stateAnswer, stateTag, type StateAnswer } from './state-tag';
-import { writingContext, type RequestContext } from '../request-context';
+import { writingContext, type RequestContext } from '../context/request-context';
 import { writeAndWaitForAck } from './ack-waiter';
 import { assertInWriteScope } from '../access/read-checks';
 import { peekStateId, resolveStateId, type ResolvedState } from './state-id';

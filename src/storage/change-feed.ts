@@ -1,4 +1,4 @@
-import { warnOnFailure } from '../warn-on-failure';
+import { warnOnFailure } from '../instance/warn-on-failure';
 import { safePattern, patternToRegExp, isPattern } from '../access/patterns';
 
 export type ChangeKind = 'state' | 'object';

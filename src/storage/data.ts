@@ -12,7 +12,7 @@ import {
     visibleStates,
     withVisibleMembers,
 } from '../access/read-checks';
-import { assertMaySetHistorySettings } from '../access/history-rights';
+import { assertMayRewriteSettings, assertMaySetHistorySettings } from '../access/history-rights';
 import { adapterCall, fromAdapterError } from './adapter-errors';
 import type { StoragePort } from './port';
 import { objectsBelow } from './objects-below';
@@ -341,6 +341,11 @@ export class CallerData {
     /** Throws 403 when history settings `after` of `id` reach a series the caller may not read and write. */
     assertMaySetHistorySettings(id: string, before: unknown, after: unknown): Promise<void> {
         return assertMaySetHistorySettings(this.reads, id, before, after);
+    }
+
+    /** Throws 403 unless the caller may write the object `id` (a history instance rewrites its settings). */
+    assertMayRewriteSettings(id: string): Promise<void> {
+        return assertMayRewriteSettings(this.reads, id);
     }
 
     /** Throws 403 unless the caller may write the state `id`. */

@@ -10,13 +10,14 @@ import {
 } from '../access/rules';
 import { HttpError } from '../http/http-error';
 import type { StoragePort } from './port';
-import { pairMemo } from '../pair-memo';
+import { pairMemo } from '../access/pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
-import { aliasSource } from '../access/read-checks';
 import {
     aliasTargets,
     assertMayUseAliasTarget,
     assertMaySetHistorySettings,
+    assertSharersAllowed,
+    hasHistorySettings,
     type SeriesCaller,
 } from '../access/history-rights';
 
@@ -103,30 +104,9 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             throw forbidden(id);
         }
         await assertAccountBelow(id, existing, next);
-        await assertAliasSources(id, existing, next);
+        await assertAliasTargets(id, existing, next);
         // `next`, not `after`: a merge changes only the history settings it names
         await assertMaySetHistorySettings(seriesCaller, id, existing, next);
-    }
-
-    /**
-     * An alias reads and writes its source with js-controller's rights: a new or changed source must be
-     * a state the caller may read (the read source) or write (the write source) itself.
-     */
-    async function assertAliasSources(id: string, existing: Guarded, next: unknown): Promise<void> {
-        for (const direction of ['read', 'write'] as const) {
-            const source = aliasSource(id, next, direction);
-            if (!source || source === aliasSource(id, existing, direction)) {
-                continue;
-            }
-            const obj = await services.objectCache.get(source);
-            const allowed =
-                direction === 'read'
-                    ? mayReadState(acl, source, obj, ownerOnly)
-                    : mayChangeState(acl, source, obj, ownerOnly, 'write');
-            if (!allowed) {
-                throw new HttpError('FORBIDDEN', 'permissionError', { context: { id, reason: `alias.id: ${source}` } });
-            }
-        }
     }
 
     async function assertDelete(id: string, recursive: boolean): Promise<void> {
@@ -160,9 +140,43 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         ) {
             throw forbidden(id);
         }
+        if (kind === 'write' && hasHistorySettings(obj)) {
+            // history appends the value to its file, which other ids' series share
+            await assertSharersAllowed(seriesCaller, id, 'change');
+        }
         // a history instance appends the value to the series of the state's aliasId (made by someone else)
         for (const series of kind === 'write' ? aliasTargets(obj) : []) {
             await assertMayUseAliasTarget(seriesCaller, series, 'change', id);
+        }
+    }
+
+    /**
+     * A new or changed `common.alias` makes reads of the alias answer its target's state and writes change it:
+     * the caller must be allowed to read the target it reads and write the one it writes.
+     */
+    async function assertAliasTargets(id: string, existing: Guarded, next: unknown): Promise<void> {
+        const aliasOf = (obj: unknown): unknown =>
+            (obj as { common?: { alias?: { id?: unknown } } } | null | undefined)?.common?.alias?.id;
+        const alias = aliasOf(next);
+        if (alias === undefined || JSON.stringify(alias) === JSON.stringify(aliasOf(existing))) {
+            return;
+        }
+        const { read, write } =
+            typeof alias === 'object' && alias !== null
+                ? (alias as { read?: unknown; write?: unknown })
+                : { read: alias, write: alias };
+        for (const [target, use] of [
+            [read, 'read'],
+            [write, 'change'],
+        ] as const) {
+            const obj = typeof target === 'string' ? await services.objectCache.get(target) : null;
+            const ok =
+                typeof target === 'string' &&
+                mayReadState(acl, target, obj, ownerOnly) &&
+                (use === 'read' || mayChangeState(acl, target, obj, ownerOnly, 'write'));
+            if (target !== undefined && !ok) {
+                throw forbidden(id);
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-import type { Timers } from '../timers';
+import type { Timers } from '../instance/timers';
 import type { StorageLink } from './link-state';
 
 interface Reporter {

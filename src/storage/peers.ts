@@ -1,4 +1,4 @@
-import type { Timers } from '../timers';
+import type { Timers } from '../instance/timers';
 import type { ChangeFeed } from './change-feed';
 import type { StoragePort } from './port';
 

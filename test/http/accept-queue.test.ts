@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer as createPlainServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { normalizeConfig } from '../../src/config';
+import { normalizeConfig } from '../../src/instance/config';
 import { ACCEPT_QUEUE, close, createServer, listen } from '../../src/http/server';
 
 const CLIENTS = 1000;

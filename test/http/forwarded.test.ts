@@ -4,9 +4,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import t from 'tap';
-import { configMistakes, normalizeConfig } from '../../src/config';
+import { configMistakes, normalizeConfig } from '../../src/instance/config';
 import { createForwarding, hopAddress, parseForwarded, validHost, type PublicView } from '../../src/http/forwarded';
-import { parsePublicUrl, parseTrustEntry, validPrefix } from '../../src/proxy-options';
+import { parsePublicUrl, parseTrustEntry, validPrefix } from '../../src/instance/proxy-options';
 
 const request = (peer: string | undefined, headers: Record<string, string | string[]>): IncomingMessage => ({ socket: { remoteAddress: peer }, headers }) as unknown as IncomingMessage;
 

@@ -7,13 +7,11 @@
  */
 import t from 'tap';
 import { createState } from '../support/iobroker';
-import { startCluster, type Cluster } from '../support/cluster';
+import { adminCall, allAlive, directUrl, startCluster, type Cluster } from '../support/cluster';
 import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
 import { hasRedis } from '../support/redis';
-import { basic } from '../support/raw-request';
 import { sleep, until } from '../support/until';
 
-const ADMIN = basic('admin', 'iobroker');
 const ID = '0_userdata.0.cluster.hooked';
 
 if (!hasRedis() && !process.env.CI) {
@@ -25,11 +23,7 @@ if (!hasRedis() && !process.env.CI) {
         receiver = await startHookReceiver();
         cluster = await startCluster(2, { auth: true, checkInterval: 0 });
         await createState(cluster.storage, ID, { type: 'number' }, 0);
-        const alive = async () => {
-            const states = await Promise.all([0, 1].map(n => cluster.storage.states.getStateAsync(`system.adapter.rest-api.${n}.alive`)));
-            return states.every((s: ioBroker.State | null) => s?.val === true);
-        };
-        await until(alive, 20_000);
+        await until(() => allAlive(cluster), 20_000);
         // each instance has heard the other's alive state
         await sleep(500);
     });
@@ -38,16 +32,8 @@ if (!hasRedis() && !process.env.CI) {
         receiver?.close();
     });
 
-    const call = async (base: string, path: string, init: { method?: string; body?: unknown } = {}) => {
-        const res = await fetch(`${base}${path}`, {
-            method: init.method ?? 'GET',
-            headers: { ...ADMIN, ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-            body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        });
-        const text = await res.text();
-        return { status: res.status, json: text && res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined };
-    };
-    const direct = (n: number) => `http://127.0.0.1:${cluster.nodes[n].port}`;
+    const call = adminCall;
+    const direct = (n: number) => directUrl(cluster, n);
     const listing = (url: string) => `/v1/states/subscribe?url=${encodeURIComponent(url)}`;
     const events = (path: string) =>
         receiver.received

@@ -7,13 +7,11 @@
  */
 import t from 'tap';
 import { createState } from '../support/iobroker';
-import { startCluster, type Cluster } from '../support/cluster';
+import { adminCall, allAlive, directUrl, startCluster, type Cluster } from '../support/cluster';
 import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
 import { hasRedis } from '../support/redis';
-import { basic } from '../support/raw-request';
 import { sleep, until } from '../support/until';
 
-const ADMIN = basic('admin', 'iobroker');
 const ID = '0_userdata.0.restart.hooked';
 
 if (!hasRedis() && !process.env.CI) {
@@ -21,10 +19,7 @@ if (!hasRedis() && !process.env.CI) {
 } else {
     let cluster: Cluster;
     let receiver: HookReceiver;
-    const bothAlive = async (): Promise<boolean> => {
-        const states = await Promise.all([0, 1].map(n => cluster.storage.states.getStateAsync(`system.adapter.rest-api.${n}.alive`)));
-        return states.every((s: ioBroker.State | null) => s?.val === true);
-    };
+    const bothAlive = () => allAlive(cluster);
     t.before(async () => {
         receiver = await startHookReceiver();
         cluster = await startCluster(2, { auth: true, checkInterval: 0 });
@@ -37,21 +32,14 @@ if (!hasRedis() && !process.env.CI) {
         receiver?.close();
     });
 
-    const direct = (n: number) => `http://127.0.0.1:${cluster.nodes[n].port}`;
-    const call = async (base: string, path: string, init: { method?: string; body?: unknown } = {}) => {
-        const res = await fetch(`${base}${path}`, {
-            method: init.method ?? 'GET',
-            headers: { ...ADMIN, ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-            body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        });
-        return { status: res.status, text: await res.text() };
-    };
+    const direct = (n: number) => directUrl(cluster, n);
+    const call = adminCall;
     const lines = (n: number, pattern: RegExp) => cluster.nodes[n].logs().split('\n').filter(line => pattern.test(line));
 
     t.test('after a 3 s outage: each instance logs it once with its length, and info.connection is true again', async t => {
         await cluster.store.bounce(3000);
         for (const n of [0, 1]) {
-            t.ok(await until(async () => (await call(direct(n), `/v1/state/${ID}`).catch(() => ({ status: 0 }))).status === 200, 20_000), `rest-api.${n} answers again`);
+            t.ok(await until(async () => (await call(direct(n), `/v1/state/${ID}`)).status === 200, 20_000), `rest-api.${n} answers again`);
         }
         for (const n of [0, 1]) {
             t.ok(await until(() => lines(n, /is back after/).length > 0, 20_000), `rest-api.${n} says the link is back`);

@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { createState } from '../support/iobroker';
-import { startCluster, type Cluster } from '../support/cluster';
+import { adminCall, allAlive, directUrl, startCluster, type Cluster } from '../support/cluster';
 import { startHookReceiver, type HookReceiver } from '../support/hook-receiver';
 import { hasRedis } from '../support/redis';
 import { basic } from '../support/raw-request';
@@ -28,11 +28,7 @@ if (!hasRedis() && !process.env.CI) {
         receiver = await startHookReceiver();
         cluster = await startCluster(2, { auth: true, checkInterval: 0 }, startSentinelSet);
         await createState(cluster.storage, ID, { type: 'number' }, 0);
-        const alive = async () => {
-            const states = await Promise.all([0, 1].map(n => cluster.storage.states.getStateAsync(`system.adapter.rest-api.${n}.alive`)));
-            return states.every((s: ioBroker.State | null) => s?.val === true);
-        };
-        await until(alive, 20_000);
+        await until(() => allAlive(cluster), 20_000);
         await sleep(500);
     });
     t.teardown(async () => {
@@ -41,17 +37,8 @@ if (!hasRedis() && !process.env.CI) {
         receiver?.close();
     });
 
-    const direct = (n: number) => `http://127.0.0.1:${cluster.nodes[n].port}`;
-    const call = async (base: string, path: string, init: { method?: string; body?: unknown } = {}) => {
-        const res = await fetch(`${base}${path}`, {
-            method: init.method ?? 'GET',
-            headers: { ...ADMIN, ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-            body: init.body === undefined ? undefined : JSON.stringify(init.body),
-            signal: AbortSignal.timeout(10_000),
-        }).catch(() => null);
-        const text = res ? await res.text() : '';
-        return { status: res?.status ?? 0, json: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : undefined };
-    };
+    const direct = (n: number) => directUrl(cluster, n);
+    const call = adminCall;
     const hooked = () => receiver.received.filter(r => r.url.endsWith('/sentinel'));
     const values = (answer: unknown): unknown[] => [answer ?? []].flat().map(e => ((e as { overflow?: unknown }).overflow ? 'overflow' : (e as { state?: { val?: unknown } }).state?.val));
 

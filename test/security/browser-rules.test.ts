@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import t from 'tap';
 import { isActiveContent } from '../../src/http/active-content';
 import { isOwnHost, ownHostNames } from '../../src/http/browser-guard';
-import { normalizeConfig } from '../../src/config';
+import { normalizeConfig } from '../../src/instance/config';
 import { startInProcess, type InProcessApp, type InProcessHost } from '../support/in-process';
 import { createState } from '../support/iobroker';
 import { basic } from '../support/raw-request';

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT, seedIfNeeded, startStorage, writeInstance, type Storage } from '../../scripts/embedded-storage';
 import { freePort } from './ports';
+import { basic } from './raw-request';
 import { startRedis, writeRedisConfig, type RedisServer } from './redis';
 
 export interface ClusterNode {
@@ -171,4 +172,34 @@ export async function startCluster(
             rmSync(dataDir, { recursive: true, force: true });
         },
     };
+}
+
+/** Whether js-controller reports every instance of the cluster alive (each hears the others by it). */
+export async function allAlive(cluster: Cluster<ClusterStore>): Promise<boolean> {
+    const states = await Promise.all(cluster.nodes.map(node => cluster.storage.states.getStateAsync(`system.adapter.${node.namespace}.alive`)));
+    return states.every((s: ioBroker.State | null) => s?.val === true);
+}
+
+/** Instance `n`'s own address, past the proxy. */
+export function directUrl(cluster: Cluster<ClusterStore>, n: number): string {
+    return `http://127.0.0.1:${cluster.nodes[n].port}`;
+}
+
+/** A request as the admin with a JSON body; status 0 when nothing answers within 10 s. An answer that is JSON
+ * (polls answer JSON as text/plain, as 4.0.2 did) comes parsed. */
+export async function adminCall(base: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; json: any }> {
+    const res = await fetch(`${base}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { ...basic('admin', 'iobroker'), ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: AbortSignal.timeout(10_000),
+    }).catch(() => null);
+    const text = res ? await res.text() : '';
+    let json: unknown;
+    try {
+        json = text ? JSON.parse(text) : undefined;
+    } catch {
+        json = undefined;
+    }
+    return { status: res?.status ?? 0, json };
 }

@@ -6,12 +6,12 @@
  * the docs page itself) have nothing declared and are not checked.
  */
 import Ajv2020 from 'ajv/dist/2020';
-import { normalizeConfig } from '../../src/config';
+import { normalizeConfig } from '../../src/instance/config';
 import { loadCommands } from '../../src/command-runtime/load-commands';
-import { buildOpenApi } from '../../src/openapi';
+import { buildOpenApi } from '../../src/routing/openapi';
 import { restRoutes } from '../../src/routes';
 import { EXTENSION_PREFIX } from '../../src/routing/router';
-import { PACKAGE_VERSION, servedCommands } from '../../src/services';
+import { PACKAGE_VERSION, servedCommands } from '../../src/app/services';
 
 type Json = Record<string, unknown>;
 

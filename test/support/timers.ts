@@ -1,4 +1,4 @@
-import type { Timers } from '../../src/timers';
+import type { Timers } from '../../src/instance/timers';
 
 /** Node's own timers in the shape of the adapter's, for units tested without an adapter. */
 export const nodeTimers = {

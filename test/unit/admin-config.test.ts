@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../scripts/embedded-storage';
-import { normalizeConfig } from '../../src/config';
+import { normalizeConfig } from '../../src/instance/config';
 
 const read = (file: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, file), 'utf8'));
 const io = read('io-package.json');

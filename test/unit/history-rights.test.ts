@@ -61,7 +61,7 @@ async function outcome(check: Promise<void>): Promise<string> {
 const readRule = (obj: unknown): boolean => obj !== null;
 
 t.test("the file name is the history adapter's own", async t => {
-    for (const id of ['a.b', 'a.door|code', 'a.x:y/z\\w', 'a."q"\'<>?,;*', 'a.b~c', 'a.\u0000b']) {
+    for (const id of ['a.0.b', 'a.0.door|code', 'a.0.x:y/z\\w', 'a.0."q"\'<>?,;*', 'a.0.b~c', 'a.0.\u0000b']) {
         t.equal(storageName(id), getSafeId(id), JSON.stringify(id));
     }
 });
@@ -85,58 +85,62 @@ t.test('aliasTargets: the aliasIds of every instance, once each', async t => {
 
 t.test('a series is refused when any state sharing its file name is not readable', async t => {
     const ctx = caller({
-        'a.door|code': { acl: PRIVATE },
-        'a.door~code': {},
-        'a.door~codes': { acl: PRIVATE },
-        'a.doorbell': { acl: PRIVATE },
+        'a.0.door|code': { acl: PRIVATE },
+        'a.0.door~code': {},
+        'a.0.door~codes': { acl: PRIVATE },
+        'a.0.doorbell': { acl: PRIVATE },
     });
-    t.equal(await outcome(assertMayUseSeries(ctx, 'a.door~code', 'read', readRule)), '403 a.door~code');
-    const open = caller({ 'a.door|code': { acl: READ_ONLY }, 'a.door~code': {}, 'a.door~codes': { acl: PRIVATE } });
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.door~code', 'read', readRule)), '403 a.0.door~code');
+    const open = caller({
+        'a.0.door|code': { acl: READ_ONLY },
+        'a.0.door~code': {},
+        'a.0.door~codes': { acl: PRIVATE },
+    });
     t.equal(
-        await outcome(assertMayUseSeries(open, 'a.door~code', 'read', readRule)),
+        await outcome(assertMayUseSeries(open, 'a.0.door~code', 'read', readRule)),
         'allowed',
         'readable sharer, a longer id is no sharer',
     );
     t.match(
-        await outcome(assertMayUseSeries(open, 'a.door~code', 'change', readRule)),
+        await outcome(assertMayUseSeries(open, 'a.0.door~code', 'change', readRule)),
         /^403 /,
         'changing needs the write right on it',
     );
-    const plain = caller({ 'a.plain': {} });
-    t.equal(await outcome(assertMayUseSeries(plain, 'a.plain', 'read', readRule)), 'allowed');
+    const plain = caller({ 'a.0.plain': {} });
+    t.equal(await outcome(assertMayUseSeries(plain, 'a.0.plain', 'read', readRule)), 'allowed');
     t.equal(plain.views, 0, 'an id without such characters shares no name: no view');
 });
 
 t.test('more candidates than the bound are refused, not compared', async t => {
-    const objects: Record<string, object> = { 'a.b:c': {} };
+    const objects: Record<string, object> = { 'a.0.b:c': {} };
     for (let i = 0; i < MAX_SHARED_NAME_SCAN; i++) {
-        objects[`a.b${i}`] = {};
+        objects[`a.0.b${i}`] = {};
     }
-    t.match(await outcome(assertMayUseSeries(caller(objects), 'a.b:c', 'read', readRule)), /^403 /);
+    t.match(await outcome(assertMayUseSeries(caller(objects), 'a.0.b:c', 'read', readRule)), /^403 /);
 });
 
 t.test('an aliasId counts in reads and changes; unchanged settings pass a write', async t => {
     const ctx = caller({
-        'a.own': { common: { custom: { 'sql.0': { enabled: true, aliasId: 'a.secret' } } } },
-        'a.secret': { acl: PRIVATE },
-        'a.mine': {},
+        'a.0.own': { common: { custom: { 'sql.0': { enabled: true, aliasId: 'a.0.secret' } } } },
+        'a.0.secret': { acl: PRIVATE },
+        'a.0.mine': {},
     });
-    t.equal(await outcome(assertMayUseSeries(ctx, 'a.own', 'read', readRule)), '403 a.own');
-    t.match(await outcome(assertMayUseSeries(ctx, 'a.own', 'change', readRule)), /^403 /);
-    const before = await ctx.objectOf('a.own');
-    t.equal(await outcome(assertMaySetHistorySettings(ctx, 'a.own', before, before)), 'allowed', 'as it was');
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.own', 'read', readRule)), '403 a.0.own');
+    t.match(await outcome(assertMayUseSeries(ctx, 'a.0.own', 'change', readRule)), /^403 /);
+    const before = await ctx.objectOf('a.0.own');
+    t.equal(await outcome(assertMaySetHistorySettings(ctx, 'a.0.own', before, before)), 'allowed', 'as it was');
     t.match(
         await outcome(
-            assertMaySetHistorySettings(ctx, 'a.new', null, {
-                common: { custom: { 'history.0': { enabled: true, aliasId: 'a.secret' } } },
+            assertMaySetHistorySettings(ctx, 'a.0.new', null, {
+                common: { custom: { 'history.0': { enabled: true, aliasId: 'a.0.secret' } } },
             }),
         ),
         /^403 /,
     );
     t.match(
         await outcome(
-            assertMaySetHistorySettings(ctx, 'a.new', null, {
-                common: { custom: { 'history.0': { enabled: true, aliasId: 'a.nothing' } } },
+            assertMaySetHistorySettings(ctx, 'a.0.new', null, {
+                common: { custom: { 'history.0': { enabled: true, aliasId: 'a.0.nothing' } } },
             }),
         ),
         /^403 /,
@@ -144,10 +148,44 @@ t.test('an aliasId counts in reads and changes; unchanged settings pass a write'
     );
     t.equal(
         await outcome(
-            assertMaySetHistorySettings(ctx, 'a.new', null, {
-                common: { custom: { 'history.0': { enabled: true, aliasId: 'a.mine' } } },
+            assertMaySetHistorySettings(ctx, 'a.0.new', null, {
+                common: { custom: { 'history.0': { enabled: true, aliasId: 'a.0.mine' } } },
             }),
         ),
         'allowed',
     );
+});
+
+t.test(
+    'an aliasId that is not text counts as its text (as history takes it), and a write of it is refused',
+    async t => {
+        t.same(aliasTargets({ common: { custom: { 'history.0': { aliasId: ['a.0.x'] } } } }), ['a.0.x']);
+        t.same(aliasTargets({ common: { custom: { 'sql.0': { aliasId: ['a.0.x', 'a.0.y'] } } } }), ['a.0.x,a.0.y']);
+        const ctx = caller({ 'a.0.secret': { acl: PRIVATE }, 'a.0.mine': {} });
+        const settings = (aliasId: unknown): unknown => ({
+            common: { custom: { 'influxdb.0': { enabled: true, aliasId } } },
+        });
+        t.equal(
+            await outcome(assertMaySetHistorySettings(ctx, 'a.0.new', null, settings(['a.0.secret']))),
+            '403 a.0.new',
+        );
+        t.equal(
+            await outcome(assertMaySetHistorySettings(ctx, 'a.0.new', null, settings(['a.0.mine']))),
+            '422 a.0.new',
+        );
+        t.equal(await outcome(assertMaySetHistorySettings(ctx, 'a.0.new', null, settings({ id: 1 }))), '403 a.0.new');
+        t.equal(
+            await outcome(assertMaySetHistorySettings(ctx, 'a.0.new', null, settings(''))),
+            'allowed',
+            'empty: none',
+        );
+    },
+);
+
+t.test('an id whose shared file name would span an adapter or all ids is refused before any view', async t => {
+    const ctx = caller({ 'a.0.x': {} });
+    for (const id of ['|x', 'a|x', 'a.0|x', 'a.0.|x']) {
+        t.equal(await outcome(assertMayUseSeries(ctx, id, 'read', readRule)), `422 ${id}`, JSON.stringify(id));
+    }
+    t.equal(ctx.views, 0, 'no view was read');
 });

@@ -4,9 +4,9 @@
  * shows the linters really run.
  */
 import t from 'tap';
-import { normalizeConfig } from '../../src/config';
+import { normalizeConfig } from '../../src/instance/config';
 import { loadCommands } from '../../src/command-runtime/load-commands';
-import { buildOpenApi } from '../../src/openapi';
+import { buildOpenApi } from '../../src/routing/openapi';
 import { restRoutes } from '../../src/routes';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const redocly = require('@redocly/openapi-core') as typeof import('@redocly/openapi-core');

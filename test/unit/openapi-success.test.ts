@@ -6,9 +6,9 @@
  */
 import t from 'tap';
 import Ajv2020 from 'ajv/dist/2020';
-import { normalizeConfig } from '../../src/config';
+import { normalizeConfig } from '../../src/instance/config';
 import { loadCommands } from '../../src/command-runtime/load-commands';
-import { buildOpenApi } from '../../src/openapi';
+import { buildOpenApi } from '../../src/routing/openapi';
 import { restRoutes } from '../../src/routes';
 
 type Json = Record<string, unknown>;

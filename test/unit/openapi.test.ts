@@ -1,7 +1,7 @@
 import t from 'tap';
-import { normalizeConfig } from '../../src/config';
+import { normalizeConfig } from '../../src/instance/config';
 import { loadCommands } from '../../src/command-runtime/load-commands';
-import { buildOpenApi } from '../../src/openapi';
+import { buildOpenApi } from '../../src/routing/openapi';
 import { restRoutes } from '../../src/routes';
 import { buildRouter, type Target } from '../../src/routing/router';
 

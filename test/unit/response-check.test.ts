@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import t from 'tap';
-import { buildOpenApi } from '../../src/openapi';
+import { buildOpenApi } from '../../src/routing/openapi';
 import { defineRoute } from '../../src/routing/route';
 import { checkerFor, ResponseChecker } from '../support/response-check';
 

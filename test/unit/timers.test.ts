@@ -1,5 +1,5 @@
 import t from 'tap';
-import { deadline, type Timers } from '../../src/timers';
+import { deadline, type Timers } from '../../src/instance/timers';
 import { nodeTimers } from '../support/timers';
 
 /** js-controller's timers while the instance stops: none are given. */

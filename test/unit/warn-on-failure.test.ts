@@ -1,5 +1,5 @@
 import t from 'tap';
-import { warnOnFailure } from '../../src/warn-on-failure';
+import { warnOnFailure } from '../../src/instance/warn-on-failure';
 
 t.test('a failure caught with warnOnFailure is logged with what failed, and the caller goes on', async t => {
     const warnings: string[] = [];

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { deadline, type Timers } from '../../timers';
+import { deadline, type Timers } from '../../instance/timers';
 
 /**
  * One barrier round trip for many callers. A round trip is sent after the turn of its first caller,

@@ -1,9 +1,9 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import type { Command } from './command-runtime/command';
-import { ErrorSchema } from './http/schemas';
-import type { Route, RouteResponse } from './routing/route';
-import { EXTENSION_PREFIX } from './routing/router';
-import { pathSchema, wildcardName } from './routing/route-input';
+import type { Command } from '../command-runtime/command';
+import { ErrorSchema } from '../http/schemas';
+import type { Route, RouteResponse } from './route';
+import { EXTENSION_PREFIX } from './router';
+import { pathSchema, wildcardName } from './route-input';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /*
  * The values of the reverse-proxy options and of forwarded path and scheme, checked once: the
- * settings (src/config.ts) and the per-request reading (src/http/forwarded.ts) agree on them.
+ * settings (config.ts) and the per-request reading (src/http/forwarded.ts) agree on them.
  */
 import { isIP } from 'node:net';
 

@@ -1,21 +1,21 @@
-import type { Acl, AclCache, PermissionEntry } from './access/rules';
-import { ownerOf } from './access/owner';
-import { pairMemo } from './pair-memo';
-import { writingScope } from './access/scope';
-import type { ApiTokens } from './auth/api-tokens';
-import type { BruteForceGuard } from './auth/brute-force';
-import type { CredentialChecker } from './auth/credentials';
-import type { LoginSessions } from './auth/tokens';
-import type { Config } from './config';
-import type { ChangeFeed } from './storage/change-feed';
-import type { HookRegistry } from './events/hook-registry';
-import type { PollingRegistry } from './events/polling';
-import type { SseRegistry } from './events/sse';
-import type { Metrics } from './metrics/metrics';
-import type { ListingWalks } from './objects/listing-walks';
-import { CallerData, type DataStores } from './storage/data';
-import type { ReceiverStore } from './webhooks/receivers';
-import type { Timers } from './timers';
+import type { Acl, AclCache, PermissionEntry } from '../access/rules';
+import { ownerOf } from '../access/owner';
+import { pairMemo } from '../access/pair-memo';
+import { writingScope } from '../access/scope';
+import type { ApiTokens } from '../auth/api-tokens';
+import type { BruteForceGuard } from '../auth/brute-force';
+import type { CredentialChecker } from '../auth/credentials';
+import type { LoginSessions } from '../auth/tokens';
+import type { Config } from '../instance/config';
+import type { ChangeFeed } from '../storage/change-feed';
+import type { HookRegistry } from '../events/hook-registry';
+import type { PollingRegistry } from '../events/polling';
+import type { SseRegistry } from '../events/sse';
+import type { Metrics } from '../metrics/metrics';
+import type { ListingWalks } from '../objects/listing-walks';
+import { CallerData, type DataStores } from '../storage/data';
+import type { ReceiverStore } from '../webhooks/receivers';
+import type { Timers } from '../instance/timers';
 
 /** Change notifications and what is delivered from them: polling, URL hooks, event streams, webhook receivers. */
 export interface EventServices {

@@ -1,5 +1,5 @@
 import type { AppServices } from './app-services';
-import { warnOnFailure } from './warn-on-failure';
+import { warnOnFailure } from '../instance/warn-on-failure';
 
 /*
  * What the standalone process (src/main.ts) and the web extension (src/extension.ts) both do around

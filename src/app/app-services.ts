@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import type { Command } from './command-runtime/command';
-import type { ErrorReporter } from './error-reports';
-import type { ContextServices } from './request-context';
-import type { StoragePort } from './storage/port';
-import type { TokenServices } from './auth/tokens';
+import type { Command } from '../command-runtime/command';
+import type { ErrorReporter } from '../instance/error-reports';
+import type { ContextServices } from '../context/request-context';
+import type { StoragePort } from '../storage/port';
+import type { TokenServices } from '../auth/tokens';
 
 /** Request-independent parts, built once at start and shared by every request. */
 export interface AppServices extends ContextServices {
