@@ -2,7 +2,7 @@
  * Two rest-api processes on one Redis that restarts, tried as a user whose Redis is upgraded or killed
  * for memory: a restarted Redis comes back without keyspace notifications (js-controller switches them
  * on at its first connect only), so an instance that dies afterwards is announced to no one. The other
- * instance must notice it from what Redis holds: it delivers the dead one's hooks within 45 s and stops
+ * instance must notice it from what Redis holds: it delivers the dead (or hung) one's hooks within 45 s and stops
  * waiting for its copies of polling sessions. Each outage is in each instance's log once, with its length.
  */
 import t from 'tap';
@@ -77,5 +77,25 @@ if (!hasRedis() && !process.env.CI) {
         t.equal((await call(direct(0), `/v1/state/${ID}/subscribe?sid=after-restart&method=polling`)).status, 200);
         const took = Date.now() - started;
         t.ok(took < 1000, `a polling subscribe takes its usual time (${took} ms)`);
+    });
+
+    t.test('an instance that hangs (SIGSTOP) stops counting too: its hook is delivered by the other within 45 s', async t => {
+        await cluster.nodes[1].start();
+        t.ok(await until(bothAlive, 30_000), 'rest-api.1 is back');
+        const url = `${receiver.url}/hung`;
+        t.equal((await call(direct(1), `/v1/state/${ID}/subscribe`, { method: 'POST', body: { url } })).status, 200);
+        const delivered = () => new Set(receiver.received.filter(r => r.url.endsWith('/hung') && r.body.includes('"state"')).map(r => JSON.parse(r.body).state.val as number));
+        t.equal((await call(direct(0), `/v1/state/${ID}`, { method: 'PATCH', body: { val: 10 } })).status, 200);
+        t.ok(await until(() => delivered().has(10), 10_000), 'delivered while both live');
+
+        const pid = cluster.nodes[1].pid!;
+        process.kill(pid, 'SIGSTOP');
+        t.teardown(() => void process.kill(pid, 'SIGCONT'));
+        const stopped = Date.now();
+        for (let val = 11; val <= 15; val++) {
+            t.equal((await call(direct(0), `/v1/state/${ID}`, { method: 'PATCH', body: { val } })).status, 200);
+        }
+        t.ok(await until(() => [11, 12, 13, 14, 15].every(v => delivered().has(v)), 45_000), '5/5 delivered by rest-api.0 within 45 s');
+        t.comment(`taken over after ${Math.round((Date.now() - stopped) / 1000)} s`);
     });
 }
