@@ -1,10 +1,11 @@
 /*
- * Review of issue 52 (an attacker's read): ways a limited user still reaches another user's history
+ * Ways an attacker's read of issue 52 found for a limited user to reach another user's history
  * series against the real history adapter 5.0.1. Each assertion states the SAFE behaviour; a failing
  * assertion is a finding.
  */
 import t from 'tap';
 import { startIobroker, type HttpAnswer, type IobFixture } from './support/iobroker';
+import { ADMIN, DAY, dayQuery, historyCallers } from './support/history-callers';
 import { startHistory, type RealHistory } from './support/real-history';
 
 const P = '0_userdata.0.rx';
@@ -24,9 +25,6 @@ const SWITCH_ACL = {
     object: 0x644,
     state: 0x666,
 };
-const ADMIN = { user: 'admin', pass: 'iobroker' };
-const BEE = { user: 'bee', pass: 'b' };
-const DAY = Date.UTC(2026, 10, 20);
 const SECRET = 4242;
 const PRIVATE_ACL = {
     owner: 'system.user.admin',
@@ -45,15 +43,7 @@ const WRITE_ONLY_ACL = {
 let iob: IobFixture;
 let history: RealHistory;
 
-const auth = ({ user, pass }: { user: string; pass: string }): Record<string, string> => ({
-    Authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
-});
-const get = (path: string, who = BEE): Promise<HttpAnswer> => iob.request(path, { headers: auth(who) });
-const send = (method: string, path: string, body: unknown, who = BEE): Promise<HttpAnswer> =>
-    iob.request(path, { method, body, headers: auth(who) });
-const sendTo = (command: string, data: unknown, who = BEE): Promise<HttpAnswer> =>
-    send('POST', '/v1/sendto/history.0', { message: command, data }, who);
-const dayQuery = `start=${DAY}&end=${DAY + 86_400_000 - 1}`;
+const { get, send, sendTo } = historyCallers(() => iob);
 const sleep = (ms: number): Promise<void> => new Promise(r => setTimeout(r, ms));
 
 async function store(id: string, vals: number[]): Promise<void> {

@@ -4,7 +4,8 @@
  * in the custom settings, a file name shared by several ids), and a storeState message has a bound.
  */
 import t from 'tap';
-import { startIobroker, type HttpAnswer, type IobFixture } from './support/iobroker';
+import { startIobroker, type IobFixture } from './support/iobroker';
+import { ADMIN, BEE, DAY, dayQuery, historyCallers } from './support/history-callers';
 import { startHistory, type RealHistory } from './support/real-history';
 
 const P = '0_userdata.0.ha';
@@ -18,9 +19,6 @@ const MINE = `${P}.mine`;
 /** A private state, and the user's own one whose file name history makes alike. */
 const DOOR = `${P}.door|code`;
 const DOOR_TWIN = `${P}.door~code`;
-const ADMIN = { user: 'admin', pass: 'iobroker' };
-const BEE = { user: 'bee', pass: 'b' };
-const DAY = Date.UTC(2026, 10, 20);
 const SECRET = 4242;
 const DOOR_VALUES = Array.from({ length: 1000 }, (_, i) => SECRET + i);
 const PRIVATE_ACL = {
@@ -33,15 +31,7 @@ const PRIVATE_ACL = {
 let iob: IobFixture;
 let history: RealHistory;
 
-const auth = ({ user, pass }: { user: string; pass: string }): Record<string, string> => ({
-    Authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
-});
-const get = (path: string, who = BEE): Promise<HttpAnswer> => iob.request(path, { headers: auth(who) });
-const send = (method: string, path: string, body: unknown, who = BEE): Promise<HttpAnswer> =>
-    iob.request(path, { method, body, headers: auth(who) });
-const sendTo = (command: string, data: unknown, who = BEE): Promise<HttpAnswer> =>
-    send('POST', '/v1/sendto/history.0', { message: command, data }, who);
-const dayQuery = `start=${DAY}&end=${DAY + 86_400_000 - 1}`;
+const { get, send, sendTo } = historyCallers(() => iob);
 
 async function store(id: string, vals: number[]): Promise<void> {
     const res = await sendTo(
