@@ -274,3 +274,29 @@ t.test('history messages and settings with ids that are not text', async t => {
     const short = await get(`/v1/getHistory/${encodeURIComponent('0_userdata.0.|x')}?${dayQuery}`);
     t.equal(short.status, 422, `an id whose shared name spans a namespace: ${short.text.slice(0, 200)}`);
 });
+
+t.test('a series another private state files its values under (its aliasId names it): no way in through that id', async t => {
+    // as after a device was replaced: the private new state records into the old id's series
+    const NEW = `${P}.replaced.new`;
+    const OLD = `${P}.replaced.old`;
+    await makeState(NEW, PRIVATE_ACL, { 'history.0': { enabled: true, aliasId: OLD } });
+    await store(OLD, [SECRET, SECRET + 1]);
+    t.equal((await send('PUT', `/v1/object/${OLD}`, { type: 'state', common: { name: 'old', type: 'number', role: 'value', read: true, write: true }, native: {} })).status, 200, 'the user makes the old id its own');
+    const read = await get(`/v1/getHistory/${OLD}?${dayQuery}&aggregate=none`);
+    t.equal(read.status, 403, `its series holds the private state's values: ${read.text.slice(0, 200)}`);
+    t.notMatch(read.text, String(SECRET));
+    t.equal((await get(`/v1/history?ids=${OLD}&${dayQuery}`)).status, 403, 'the series route too');
+    t.equal((await sendTo('deleteAll', { id: OLD })).status, 403, 'deleteAll is refused');
+    t.same(await values(OLD), [SECRET, SECRET + 1], 'the private values are still there');
+});
+
+t.test('a list message whose items have no id is refused before it reaches history (it would stop the instance)', async t => {
+    for (const data of [[{ id: OWN }, {}], [OWN], [{ id: OWN }, null]]) {
+        const res = await sendTo('deleteAll', data);
+        t.equal(res.status, 422, `${JSON.stringify(data)}: ${res.text.slice(0, 200)}`);
+    }
+    // history still answers: nothing reached it
+    const alive = await iob.storage.states.getStateAsync('system.adapter.history.0.alive');
+    t.equal(alive?.val, true, 'history.0 is alive');
+    t.equal((await sendTo('deleteAll', [{ id: OWN }])).status, 200, 'a list of {id} the user may change still passes');
+});

@@ -16,6 +16,8 @@ export interface SeriesCaller {
     ownerOnly: boolean;
     objectOf(id: string): Promise<ioBroker.Object | null>;
     stateObjectsBetween(first: string, last: string): Promise<Array<{ id: string; value?: unknown }>>;
+    /** Every object with history (custom) settings: js-controller's `custom` view, its value `common.custom`. */
+    customSettings(): Promise<Array<{ id: string; value?: unknown }>>;
 }
 
 /** Reading a series, or changing it (storeState, update, delete..., enableHistory). */
@@ -182,6 +184,24 @@ export async function assertMayUseSeries(
     await assertSharersAllowed(ctx, id, use);
     for (const target of aliasTargets(obj)) {
         await assertMayUseAliasTarget(ctx, target, use, id);
+    }
+    await assertAliasedFromAllowed(ctx, id, use);
+}
+
+/**
+ * Throws 403 unless the caller may read (or change) every state whose history settings name `series`
+ * (or an id of the same file name) as their aliasId: history files those states' values under
+ * `series`, so its series holds them. history maps every aliasId at its start, enabled or not.
+ */
+async function assertAliasedFromAllowed(ctx: SeriesCaller, series: string, use: SeriesUse): Promise<void> {
+    const name = storageName(series);
+    for (const row of await ctx.customSettings()) {
+        const names = aliasTargets({ common: { custom: row.value } });
+        if (row.id !== series && names.some(target => target === series || storageName(target) === name)) {
+            if (!allowed(ctx, row.id, await ctx.objectOf(row.id), use)) {
+                throw forbidden(series);
+            }
+        }
     }
 }
 

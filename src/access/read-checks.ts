@@ -27,6 +27,8 @@ export interface ReadCaller {
     objectOf(id: string): Promise<ioBroker.Object | null>;
     /** The state objects of the system view from `first` to `last`, as the adapter sees them. */
     stateObjectsBetween(first: string, last: string): Promise<Array<{ id: string; value?: unknown }>>;
+    /** Every object with history (custom) settings, its value `common.custom`. */
+    customSettings(): Promise<Array<{ id: string; value?: unknown }>>;
 }
 
 /** What the scope checks need: an API token's patterns are in the ACL. */

@@ -172,16 +172,28 @@ function assertFewValues(name: string, command: string, message: unknown): void 
 }
 
 /**
- * The ids a history message names: `id` (one or a list), or a list of ids or of `{id}` (storeState's list
- * form). 422 for an id that is not a non-empty text: history would take its text, unchecked.
+ * The ids a history message names: `id` (one or a list), or a list of `{id}` (the list form of its
+ * changes). 422 for an id that is not a non-empty text (history would take its text, unchecked) and for
+ * a list item without one.
  */
 function namedIds(message: unknown): string[] {
     const items = Array.isArray(message) ? message : [message];
     const ids: unknown[] = [];
     for (const item of items) {
-        if (Array.isArray(message) && (typeof item === 'string' || !item || typeof item !== 'object')) {
-            ids.push(item);
-        } else if (item && typeof item === 'object' && (item as { id?: unknown }).id !== undefined) {
+        // history 5.0.1 reads `item.id` of every item of a list; one without (a text, `{}`) throws there and stops the instance
+        if (
+            Array.isArray(message) &&
+            (!item || typeof item !== 'object' || (item as { id?: unknown }).id === undefined)
+        ) {
+            throw new HttpError(
+                'INVALID_PARAMS',
+                'every item of a list sent to a history instance must be an object with its id',
+                {
+                    context: { item: typeof item },
+                },
+            );
+        }
+        if (item && typeof item === 'object' && (item as { id?: unknown }).id !== undefined) {
             const id = (item as { id?: unknown }).id;
             // history 5.0.1 takes a list as one id, its text `a,b`: the series of that name counts too
             ids.push(...(Array.isArray(id) ? [...(id as unknown[]), id.join(',')] : [id]));

@@ -88,6 +88,8 @@ export class CallerData {
             stateObjectsBetween: async (first, last) =>
                 (await adapterCall(port.getObjectViewAsync('system', 'state', { startkey: first, endkey: last })))
                     ?.rows ?? [],
+            customSettings: async () =>
+                (await adapterCall(port.getObjectViewAsync('system', 'custom', {})))?.rows ?? [],
         };
     }
 

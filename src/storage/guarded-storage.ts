@@ -77,6 +77,7 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         objectOf: id => services.objectCache.get(id),
         stateObjectsBetween: async (first, last) =>
             (await port.getObjectViewAsync('system', 'state', { startkey: first, endkey: last }))?.rows ?? [],
+        customSettings: async () => (await port.getObjectViewAsync('system', 'custom', {}))?.rows ?? [],
     };
 
     /** Nobody hands out rights above their own: not by editing a group, nor by taking over a stronger account. */

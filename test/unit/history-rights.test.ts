@@ -43,6 +43,10 @@ function caller(objects: Record<string, { acl?: typeof PRIVATE; common?: unknown
                 .sort()
                 .map(id => ({ id, value: withType(id) }));
         },
+        customSettings: async () =>
+            Object.entries(objects)
+                .filter(([, obj]) => (obj.common as { custom?: unknown } | undefined)?.custom)
+                .map(([id, obj]) => ({ id, value: (obj.common as { custom?: unknown }).custom })),
     };
     return ctx;
 }
@@ -188,4 +192,19 @@ t.test('an id whose shared file name would span an adapter or all ids is refused
         t.equal(await outcome(assertMayUseSeries(ctx, id, 'read', readRule)), `422 ${id}`, JSON.stringify(id));
     }
     t.equal(ctx.views, 0, 'no view was read');
+});
+
+t.test('a series another state files its values under (its aliasId names it) needs the rights on that state', async t => {
+    // as after a device was replaced: the private new state records into the old id's series
+    const settings = { custom: { 'history.0': { enabled: true, aliasId: 'a.0.old' } } };
+    const ctx = caller({ 'a.0.new': { acl: PRIVATE, common: settings }, 'a.0.old': {}, 'a.0.other': {} });
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.old', 'read', readRule)), '403 a.0.old', 'read');
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.old', 'change', readRule)), '403 a.0.old', 'change');
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.other', 'read', readRule)), 'allowed', 'another id is not touched');
+    // an id of the same file name is filed with it
+    const shared = caller({ 'a.0.new': { acl: PRIVATE, common: { custom: { 'sql.0': { aliasId: ['a.0.x|y'] } } } }, 'a.0.x~y': {} });
+    t.equal(await outcome(assertMayUseSeries(shared, 'a.0.x~y', 'read', readRule)), '403 a.0.x~y', 'a list aliasId of the same file name');
+    const readable = caller({ 'a.0.new': { acl: READ_ONLY, common: settings }, 'a.0.old': {} });
+    t.equal(await outcome(assertMayUseSeries(readable, 'a.0.old', 'read', readRule)), 'allowed', 'a readable state filing there may be read');
+    t.equal(await outcome(assertMayUseSeries(readable, 'a.0.old', 'change', readRule)), '403 a.0.old', 'but not changed');
 });
