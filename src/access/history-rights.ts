@@ -39,22 +39,24 @@ export function storageName(id: string): string {
     return id.replace(REPLACED, '~');
 }
 
-function customOf(obj: unknown): Record<string, unknown> {
-    const custom = (obj as { common?: { custom?: unknown } } | null | undefined)?.common?.custom;
+/** `common.custom` settings as a record of instances, empty for anything else. */
+function settingsOf(custom: unknown): Record<string, unknown> {
     return custom && typeof custom === 'object' ? (custom as Record<string, unknown>) : {};
 }
 
-function aliasIdsOf(obj: unknown): unknown[] {
-    return Object.values(customOf(obj)).map(settings => (settings as { aliasId?: unknown } | null)?.aliasId);
+function customOf(obj: unknown): Record<string, unknown> {
+    return settingsOf((obj as { common?: { custom?: unknown } } | null | undefined)?.common?.custom);
 }
 
-/**
- * The aliasIds of an object's history settings, of every instance: not every caller knows the instance yet.
- * history 5.0.1 takes any truthy aliasId and uses its text as the id (`['a']` is `a`, `['a', 'b']` is `a,b`).
- */
-export function aliasTargets(obj: unknown): string[] {
+/** The aliasIds in `common.custom` settings, of every instance. */
+function aliasIdsIn(custom: Record<string, unknown>): unknown[] {
+    return Object.values(custom).map(settings => (settings as { aliasId?: unknown } | null)?.aliasId);
+}
+
+/** The series ids the aliasIds in `common.custom` settings name, once each. */
+function targetsIn(custom: Record<string, unknown>): string[] {
     const targets = new Set<string>();
-    for (const aliasId of aliasIdsOf(obj)) {
+    for (const aliasId of aliasIdsIn(custom)) {
         if (aliasId) {
             targets.add(String(aliasId));
         }
@@ -62,14 +64,22 @@ export function aliasTargets(obj: unknown): string[] {
     return [...targets];
 }
 
+/**
+ * The aliasIds of an object's history settings, of every instance: not every caller knows the instance yet.
+ * history 5.0.1 takes any truthy aliasId and uses its text as the id (`['a']` is `a`, `['a', 'b']` is `a,b`).
+ */
+export function aliasTargets(obj: unknown): string[] {
+    return targetsIn(customOf(obj));
+}
+
 /** Whether an object has history settings of any instance (they may record its values into a file). */
 export function hasHistorySettings(obj: unknown): boolean {
     return Object.values(customOf(obj)).some(settings => !!settings && typeof settings === 'object');
 }
 
-/** 422 for an aliasId that is neither text nor empty: the history instances would read it as its text. */
-export function assertAliasIdsAreText(id: string, settings: unknown): void {
-    const bad = aliasIdsOf(settings).find(
+/** 422 for an aliasId in `common.custom` settings that is neither text nor empty: history would read it as its text. */
+function assertAliasIdsAreText(id: string, custom: Record<string, unknown>): void {
+    const bad = aliasIdsIn(custom).find(
         aliasId => aliasId !== undefined && aliasId !== null && typeof aliasId !== 'string',
     );
     if (bad !== undefined) {
@@ -196,7 +206,7 @@ export async function assertMayUseSeries(
 async function assertAliasedFromAllowed(ctx: SeriesCaller, series: string, use: SeriesUse): Promise<void> {
     const name = storageName(series);
     for (const row of await ctx.customSettings()) {
-        const names = aliasTargets({ common: { custom: row.value } });
+        const names = targetsIn(settingsOf(row.value));
         if (row.id !== series && names.some(target => target === series || storageName(target) === name)) {
             if (!allowed(ctx, row.id, await ctx.objectOf(row.id), use)) {
                 throw forbidden(series);
@@ -228,14 +238,14 @@ export async function assertMaySetHistorySettings(
     }
     await assertSharersAllowed(ctx, id, 'change');
     const oldTargets = new Set(aliasTargets(before));
-    const settings = { common: { custom: Object.fromEntries(changed) } };
-    for (const target of aliasTargets(settings)) {
+    const custom = Object.fromEntries(changed);
+    for (const target of targetsIn(custom)) {
         if (!oldTargets.has(target)) {
             await assertMayUseAliasTarget(ctx, target, 'change', id);
         }
     }
     // after the rights: a list naming a series the caller may not use is a 403 like its text would be
-    assertAliasIdsAreText(id, settings);
+    assertAliasIdsAreText(id, custom);
 }
 
 /**

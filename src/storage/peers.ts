@@ -81,13 +81,12 @@ export function watchPeers(
         if (!states) {
             return; // the database is away: what is known stays until it answers again
         }
-        const read = Object.entries(states);
         // an instance whose state is gone is no longer in the answer at all
         const missing = [...others].filter(instance => !states[`system.adapter.${instance}.alive`]);
         for (const instance of missing) {
             await note(`system.adapter.${instance}.alive`, null);
         }
-        for (const [id, state] of read) {
+        for (const [id, state] of Object.entries(states)) {
             await note(id, state);
         }
     };
