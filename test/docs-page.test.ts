@@ -2,7 +2,7 @@
  * The docs page as a user sees it: Swagger UI in headless Chromium, served by the adapter itself.
  */
 import t from 'tap';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from './support/browser';
 import { startIobroker, type IobFixture } from './support/iobroker';
 
@@ -121,6 +121,28 @@ function sampleOperations(doc: { paths: Record<string, Record<string, DocOperati
     return [...new Set([...byTag.values(), ...kinds.map(k => k.op)])];
 }
 
+/**
+ * Opens one operation through the page's own deep-link action (it opens the tag and the operation and
+ * scrolls there; Swagger UI renders only what is in view) and waits for its answers table. On a busy
+ * machine the action can land before the tag's section is laid out and open nothing: then it is done
+ * again, a few times, each with a bounded wait.
+ */
+async function openOperation(page: Page, op: DocOperation): Promise<Locator> {
+    const block = page.locator(`#operations-${op.tags[0]}-${op.operationId}`);
+    const table = block.locator('.responses-table').first();
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 4; attempt++) {
+        await page.evaluate(`window.ui.layoutActions.parseDeepLinkHash(${JSON.stringify(`#/${op.tags[0]}/${op.operationId}`)})`);
+        try {
+            await table.waitFor({ timeout: 15_000 });
+            return block;
+        } catch (err) {
+            lastError = err;
+        }
+    }
+    throw lastError;
+}
+
 t.test('every answer of the sampled operations shows an example and its schema', async t => {
     if (!browser) {
         return t.plan(0, skip);
@@ -135,9 +157,7 @@ t.test('every answer of the sampled operations shows an example and its schema',
     await page.goto(`${iob.baseUrl}/api-doc/`);
     await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
     for (const op of sample) {
-        await page.evaluate(`window.ui.layoutActions.parseDeepLinkHash(${JSON.stringify(`#/${op.tags[0]}/${op.operationId}`)})`);
-        const block = page.locator(`#operations-${op.tags[0]}-${op.operationId}`);
-        await block.locator('.responses-table').first().waitFor({ timeout: 30_000 });
+        const block = await openOperation(page, op);
         for (const [status] of Object.entries(op.responses).filter(([code, r]) => r.content && /^\d{3}$/.test(code))) {
             const row = block.locator(`.responses-table tr.response[data-code="${status}"]`);
             t.equal(await row.count(), 1, `${op.operationId} ${status} is listed`);
