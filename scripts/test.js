@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: build, seed the test DB snapshot once, run every tap test file (scripts/run-test-files.js)
-// and then the @iobroker/testing harness against the lowest js-controller io-package.json
+// and beside them the @iobroker/testing harness against the lowest js-controller io-package.json
 // declares and the latest (scripts/harness-controllers.js), and end with "N passed, N failed" over all.
 // With file arguments only those test files run; `--unit` runs build/test/unit only, `--harness` only
 // the harness (HARNESS_CONTROLLERS=6.0.11,7.2.3 picks the js-controller versions).
@@ -51,25 +51,22 @@ function runTap() {
 /**
  * Runs test/harness/integration.js with mocha's JSON reporter written to a file. A run that leaves no
  * report, or exits non-zero without a reported failure, counts as one failure: it never passes silently.
+ * `controllerVersion` is what installable() gave for `controller`, or the error it threw.
  */
-function runHarness(controller) {
+function runHarness(controller, controllerVersion) {
     const report = join(tmpdir(), `rest-api-harness-${process.pid}.json`);
     rmSync(report, { force: true });
     const label = `harness (js-controller ${controller}, Node ${process.version})`;
-    console.log(`\n# @iobroker/testing ${label}: test/harness/integration.js`);
     const started = Date.now();
     // one test directory per Node and js-controller version: the harness keeps its install there
     // (native modules are built for one Node) and would wipe it whenever the version changes; the
     // overrides change which js-controller package it installs
     const workDir = join(tmpdir(), 'rest-api-harness', `node-${process.version}-controller-${controller}-${overridesKey()}`);
-    let controllerVersion;
-    try {
-        mkdirSync(workDir, { recursive: true });
-        controllerVersion = installable(controller, join(tmpdir(), 'rest-api-harness'));
-    } catch (err) {
-        console.log(`# ${label}: cannot prepare js-controller ${controller}: ${err.message}; counted as a failure`);
+    if (controllerVersion instanceof Error) {
+        console.log(`# ${label}: cannot prepare js-controller ${controller}: ${controllerVersion.message}; counted as a failure`);
         return Promise.resolve({ pass: 0, fail: 1, ok: false });
     }
+    mkdirSync(workDir, { recursive: true });
     let mochaBin;
     try {
         mochaBin = require.resolve('mocha/bin/mocha.js');
@@ -82,12 +79,17 @@ function runHarness(controller) {
             process.execPath,
             [mochaBin, '--exit', '--reporter', 'json', '--reporter-option', `output=${report}`, join('test', 'harness', 'integration.js')],
             // its own process group, so a hang can be ended together with the adapter it spawned
-            { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], detached: true, env: { ...process.env, CONTROLLER_VERSION: controllerVersion, TMPDIR: workDir } },
+            { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, CONTROLLER_VERSION: controllerVersion, TMPDIR: workDir } },
         );
+        // held until the run ends, as the tap files' output is, so the two never interleave
+        let output = '';
+        mocha.stdout.on('data', chunk => (output += chunk));
+        mocha.stderr.on('data', chunk => (output += chunk));
         const deadline = groupDeadline(mocha.pid, HARNESS_LIMIT_MS);
         mocha.on('error', err => console.log(`# ${label}: cannot start mocha: ${err.message}`));
         mocha.on('close', code => {
             deadline.clear();
+            process.stdout.write(`\n# @iobroker/testing ${label}: test/harness/integration.js\n${output}`);
             let result;
             try {
                 result = JSON.parse(readFileSync(report, 'utf8'));
@@ -119,9 +121,17 @@ function runHarness(controller) {
 /** The harness against each js-controller version in turn (they share fixed ports). */
 async function runHarnesses() {
     const versions = process.env.HARNESS_CONTROLLERS?.split(',').filter(Boolean) ?? [lowestDeclared(), workspaceVersion()];
+    // packed now, before the tap files start: npm pack and view block this process for seconds
+    const prepared = versions.map(version => {
+        try {
+            return installable(version, join(tmpdir(), 'rest-api-harness'));
+        } catch (err) {
+            return err;
+        }
+    });
     const results = [];
-    for (const version of versions) {
-        results.push(await runHarness(version));
+    for (const [index, version] of versions.entries()) {
+        results.push(await runHarness(version, prepared[index]));
     }
     return results;
 }
@@ -130,15 +140,11 @@ async function runHarnesses() {
     if (!runHarnessToo) {
         console.log('# harness: not run, because file arguments were given (`--harness` runs it alone)');
     }
-    // one after the other: each harness run installs js-controller and builds its native modules the
-    // first time, which beside the tap files pushed the slowest of them past their time limit
-    const results = [];
-    if (!harnessOnly) {
-        results.push(await runTap());
-    }
-    if (runHarnessToo) {
-        results.push(...(await runHarnesses()));
-    }
+    // side by side: the harness' two runs (a minute each, half of it npm installing js-controller)
+    // mostly wait, as most tap files do; the tap files' limit (300 s) leaves room for the load
+    const harnessRuns = runHarnessToo ? runHarnesses() : Promise.resolve([]);
+    const [harnesses, tap] = await Promise.all([harnessRuns, harnessOnly ? undefined : runTap()]);
+    const results = [...(tap ? [tap] : []), ...harnesses];
     for (const line of [...slowestSummary(results.flatMap(r => r.times ?? [])), ...failureSummary(results.flatMap(r => r.failed ?? []))]) {
         console.log(line);
     }
