@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import t from 'tap';
+import { PROJECT_ROOT } from '../../scripts/embedded-storage';
 import { startInProcess, type InProcessHost } from '../support/in-process';
 import { appFixture, type AppFixture } from '../support/in-process-fixture';
 import { basic } from '../support/raw-request';
@@ -280,4 +284,21 @@ t.test('new devices, removed devices and enum changes show without a restart', a
     await objects.setObjectAsync('system.config', { ...config, common: { ...config.common, language: 'de' } } as ioBroker.Object);
     t.ok(await until(async () => (await iob.request(`/v1/devices/${LIGHT}`)).json?.name === 'Flurdecke'), 'the system language');
     await objects.setObjectAsync('system.config', config);
+});
+
+t.test('the voice-bridge example of docs/en/devices.md switches and dims a room', async t => {
+    const run = (sentence: string) =>
+        promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'examples', 'voice-bridge.js'), '--url', iob.baseUrl, sentence]);
+    const off = await run('turn off the lights in the Wohnzimmer');
+    const lines = off.stdout.trim().split('\n').map(line => JSON.parse(line));
+    t.same(lines.map(line => [line.id, line.status, line.written]).sort(), [
+        [DIMMER, 200, { SET: 0 }],
+        [LIGHT, 200, { SET: false }],
+    ]);
+    t.match(await stateOf(`${DIMMER}.LEVEL`), { val: 0, ack: false });
+    t.match(await stateOf(`${LIGHT}.on`), { val: false, ack: false });
+    const dim = await run('set the light in the living room to 30');
+    t.match(dim.stderr, /Hallway ceiling: cannot set/, 'a light without a level is left alone');
+    t.match(await stateOf(`${DIMMER}.LEVEL`), { val: 30, ack: false });
+    await t.rejects(run('turn on the toaster in the attic'), 'an unknown room fails');
 });
