@@ -220,6 +220,10 @@ t.test('PATCH refuses a role the device lacks or a value its state refuses, and 
     t.equal(list.status, 422, 'a body that is no object');
     const missing = await iob.request('/v1/devices/nothing.0.here', { method: 'PATCH', body: { SET: 1 } });
     t.equal(missing.status, 404);
+    const broken = await iob.request(`/v1/devices/${SPEAKER}`, { method: 'PATCH', raw: '{"VOLUME": 1', headers: { 'Content-Type': 'application/json' } });
+    t.equal(broken.status, 400, 'a body that is no JSON');
+    t.type(broken.json?.error, 'string');
+    t.same(await stateOf(`${SPEAKER}.volume`), before, 'still nothing written');
 });
 
 const viewer = { headers: basic('viewer', 'secret') };
