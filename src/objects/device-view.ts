@@ -113,18 +113,18 @@ function stateEntry(id: string, obj: ioBroker.Object | undefined, state: ioBroke
     return entry;
 }
 
-/** The caller's devices (id → entry) among those `filter` asks for; `only` limits them to one id. */
+/** The caller's devices (id → entry) among those `filter` asks for; `only` limits them to these ids. */
 export async function visibleDevices(
     data: CallerData,
     snapshot: DeviceSnapshot,
     filter: DeviceFilter,
-    only?: string,
+    only?: string[],
 ): Promise<Record<string, DeviceEntry>> {
     const lang = filter.lang || snapshot.language;
     const rooms = await visibleEnums(data, snapshot.rooms);
     const functions = await visibleEnums(data, snapshot.functions);
-    const one = only !== undefined ? snapshot.byId.get(only) : undefined;
-    const candidates = only !== undefined ? (one ? [one] : []) : matching(snapshot, filter, rooms, functions);
+    const wanted = only && new Set(only);
+    const candidates = matching(snapshot, filter, rooms, functions).filter(device => !wanted || wanted.has(device.id));
     const stateObjects: Record<string, ioBroker.Object> = {};
     for (const device of candidates) {
         for (const id of Object.values(device.states)) {

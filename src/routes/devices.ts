@@ -107,23 +107,18 @@ export const listDevicesRoute = defineRoute({
     async handler({ input, url }, ctx) {
         const filter: DeviceFilter = { room: input.room, function: input.function, type: input.type, lang: input.lang };
         const listing = listingParams(input, 'device');
-        const snapshot = await ctx.devices.snapshot();
-        // checked before the first page, so a bad filter is a 422 and not an empty walk
-        const all = await visibleDevices(ctx.data, snapshot, filter);
         const walkKey = `devices\n${JSON.stringify(filter)}`;
+        // a later page reads only its devices; a device gone since the walk began is left out
         return listingReply(ctx, walkKey, listing, url, {
-            all: () => all,
-            async some(ids) {
-                const now = await visibleDevices(ctx.data, await ctx.devices.snapshot(), filter);
-                return Object.fromEntries(ids.filter(id => id in now).map(id => [id, now[id]]));
-            },
+            all: async () => visibleDevices(ctx.data, await ctx.devices.snapshot(), filter),
+            some: async ids => visibleDevices(ctx.data, await ctx.devices.snapshot(), filter, ids),
         });
     },
 });
 
 /** One device as the caller sees it; 404 when there is none (or none of its states is the caller's to read). */
 async function deviceOf(ctx: RequestContext, id: string, lang?: string): Promise<DeviceEntry> {
-    const found = await visibleDevices(ctx.data, await ctx.devices.snapshot(), { lang }, id);
+    const found = await visibleDevices(ctx.data, await ctx.devices.snapshot(), { lang }, [id]);
     const device = found[id];
     if (!device) {
         throw new HttpError('NOT_FOUND', 'Device not found', { context: { id } });
@@ -183,7 +178,6 @@ export const writeDeviceRoute = defineRoute({
         207: json(WriteAnswer, 'Some roles written, some refused: the status of each in results'),
     },
     errors: [404],
-    query: Type.Object({ lang: langParam }),
     async handler({ params, body }, ctx) {
         if (!body || typeof body !== 'object' || Array.isArray(body)) {
             throw new HttpError('INVALID_PARAMS', 'The body must be a JSON object role → value');
