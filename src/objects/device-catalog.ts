@@ -10,6 +10,9 @@ import { detectDevices, type DeviceSnapshot } from './device-detection';
 
 const VIEWS = ['state', 'channel', 'device', 'folder', 'enum'] as const;
 
+/** Objects whose change leaves the devices as they are. */
+const IGNORED = /^(system\.(?!config$)|_design\/)/;
+
 export class DeviceCatalog {
     /** Counts object changes; a snapshot is current while it was begun at the latest count. */
     private generation = 0;
@@ -24,16 +27,19 @@ export class DeviceCatalog {
         private readonly usable: () => boolean,
     ) {
         // own writes are known before js-controller's notification comes back
-        port.onWrite(({ kind }) => {
+        port.onWrite(({ kind, id }) => {
             if (kind === 'object') {
-                this.changed();
+                this.changed(id);
             }
         });
     }
 
-    /** Something the detection read may have changed. */
-    changed(): void {
-        this.generation++;
+    /** Something the detection read may have changed (`id`: the object that did; none: anything). */
+    changed(id?: string): void {
+        // users, groups, instances and hosts change often and hold no device; system.config holds the language
+        if (id === undefined || !IGNORED.test(id)) {
+            this.generation++;
+        }
     }
 
     /** The devices as of now: detected again when an object changed since the last detection. */
@@ -55,7 +61,7 @@ export class DeviceCatalog {
 
     private listen(): Promise<unknown> {
         this.listening ??= this.feed
-            .listen('object', '*', () => this.changed())
+            .listen('object', '*', id => this.changed(id))
             .catch(err => {
                 this.listening = null;
                 throw err;
