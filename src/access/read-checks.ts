@@ -170,6 +170,25 @@ export async function visibleStates<T>(
     return visible;
 }
 
+/**
+ * The ids of these state objects (as the adapter sees them) whose state the caller may read, decided
+ * as a single read of each would be; every id for the administrator.
+ */
+export async function readableStateIds(ctx: ReadCaller, objects: Record<string, Guarded>): Promise<string[]> {
+    const access = readAccess(ctx);
+    const ids = Object.keys(objects);
+    if (!access) {
+        return ids;
+    }
+    const readable: string[] = [];
+    for (const id of ids) {
+        if (access.state(id, objects[id]) && (await mayReadThrough(ctx, id, objects[id]))) {
+            readable.push(id);
+        }
+    }
+    return readable;
+}
+
 /** Throws 403 when an API token's read patterns leave `id` out (checked before anything is read). */
 export function assertInReadScope(ctx: Scoped, id: string, context: Record<string, unknown> = { id }): void {
     if (!inScope(ctx.acl, 'read', id)) {

@@ -24,6 +24,7 @@ import { SseLog } from '../events/sse-log';
 import { ChangeFeed } from '../storage/change-feed';
 import { CoherentCache } from '../storage/cache/coherent-cache';
 import { ListingWalks } from '../objects/listing-walks';
+import { DeviceCatalog } from '../objects/device-catalog';
 import { ListingCache } from '../storage/cache/listing-cache';
 import { sharedBarrier } from '../storage/cache/shared-barrier';
 import type { StorageLink } from '../storage/link-state';
@@ -125,9 +126,12 @@ export function createServices(options: ServiceOptions): { services: AppServices
     const sharing = shareWithPeers(base);
     const health = linkHealth(link);
     const caches = createCaches(base, sharing, health.cachesUsable);
+    const devices = new DeviceCatalog(storage, base.feed, health.cachesUsable);
     learnOwnWrites(storage, caches);
     const rights = createRights(base, sharing, caches);
     forgetOnOutage(link, sharing.peers, rights, caches);
+    // changes missed during an outage: detect again
+    link?.on('change', () => devices.changed());
     const { events, pollingShare } = createEvents(base, sharing, rights.access);
     const sessionStore = { storage, objectCache: caches.objects };
     const services: AppServices = {
@@ -152,6 +156,7 @@ export function createServices(options: ServiceOptions): { services: AppServices
         },
         meta: metaServices(base, { commands: served, routes, basePath, identify, connected: health.connected, events }),
         walks: new ListingWalks(),
+        devices,
     };
     return { services, routes };
 }

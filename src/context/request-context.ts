@@ -13,6 +13,7 @@ import type { PollingRegistry } from '../events/polling';
 import type { SseRegistry } from '../events/sse';
 import type { Metrics } from '../metrics/metrics';
 import type { ListingWalks } from '../objects/listing-walks';
+import type { DeviceCatalog } from '../objects/device-catalog';
 import { CallerData, type DataStores } from '../storage/data';
 import type { ReceiverStore } from '../webhooks/receivers';
 import type { Timers } from '../instance/timers';
@@ -75,6 +76,8 @@ export interface ContextServices {
     meta: MetaServices;
     /** The ids of paged listing walks, so later pages read only theirs. */
     walks: ListingWalks;
+    /** The devices type-detector finds, detected again after object changes (the same for every caller). */
+    devices: DeviceCatalog;
 }
 
 /** What a command or route handler may use; handlers never see `req` or `res`, the app, or js-controller itself. */
@@ -85,6 +88,7 @@ export interface RequestContext {
     auth: AuthServices;
     meta: MetaServices;
     walks: ListingWalks;
+    devices: DeviceCatalog;
     user: string;
     /** Who owns the polling sessions, hooks and event streams this request opens (ownerOf). */
     owner: string;
@@ -121,6 +125,7 @@ function newContext(services: ContextServices, acl: Acl): RequestContext {
         auth: services.auth,
         meta: services.meta,
         walks: services.walks,
+        devices: services.devices,
         user: acl.user,
         owner: ownerOf(acl),
         acl,

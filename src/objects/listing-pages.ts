@@ -19,9 +19,15 @@ export const STATE_FIELDS = ['val', 'ack', 'ts', 'lc', 'from', 'q', 'user', 'c',
 /** Top-level members of an object a projection may start from. */
 const OBJECT_ROOTS = ['_id', 'type', 'common', 'native', 'acl', 'from', 'user', 'ts', 'enums'];
 
+/** Top-level members of a device (`/v1/devices`) a projection may start from. */
+const DEVICE_ROOTS = ['id', 'name', 'type', 'rooms', 'functions', 'states'];
+
+/** What a listing lists: its projections start from the members of these. */
+export type ListingKind = 'state' | 'object' | 'device';
+
 /** The paging parameters of a listing route or command, declared once. */
-export function pageParams(kind: 'state' | 'object') {
-    const what = kind === 'state' ? 'states' : 'objects';
+export function pageParams(kind: ListingKind) {
+    const what = `${kind}s`;
     return {
         limit: Type.Optional(
             Type.Integer({
@@ -36,7 +42,9 @@ export function pageParams(kind: 'state' | 'object') {
                 description:
                     kind === 'state'
                         ? `Only these fields of each state, e.g. val,ack,ts (${STATE_FIELDS.join(', ')})`
-                        : 'Only these members of each object, e.g. common.name,common.role,type',
+                        : kind === 'device'
+                          ? `Only these members of each device, e.g. name,type,states.ON.val (${DEVICE_ROOTS.join(', ')})`
+                          : 'Only these members of each object, e.g. common.name,common.role,type',
             }),
         ),
     };
@@ -101,7 +109,7 @@ function cursorOf(text: string): Cursor {
 }
 
 /** `limit`, `cursor` and `fields` of a listing request (query text or parsed params); `kind` says which fields exist. */
-export function listingParams(query: Record<string, unknown>, kind: 'state' | 'object'): Listing {
+export function listingParams(query: Record<string, unknown>, kind: ListingKind): Listing {
     const listing: Listing = {};
     if (query.limit !== undefined) {
         const limit = Number(query.limit);
@@ -133,12 +141,13 @@ export function listingParams(query: Record<string, unknown>, kind: 'state' | 'o
     return listing;
 }
 
-/** The fields no state has (`state`), or the paths that start nowhere in an object (`object`). */
-export function unknownFields(fields: string[], kind: 'state' | 'object'): string[] {
+/** The fields no state has (`state`), or the paths that start nowhere in an object or a device. */
+export function unknownFields(fields: string[], kind: ListingKind): string[] {
+    const roots = kind === 'device' ? DEVICE_ROOTS : OBJECT_ROOTS;
     const known = (field: string): boolean =>
         kind === 'state'
             ? (STATE_FIELDS as readonly string[]).includes(field)
-            : OBJECT_ROOTS.includes(field.split('.')[0]) && !field.split('.').some(part => !part);
+            : roots.includes(field.split('.')[0]) && !field.split('.').some(part => !part);
     return fields.filter(f => !known(f));
 }
 

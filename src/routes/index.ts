@@ -2,6 +2,7 @@ import type { Config } from '../instance/config';
 import type { Route } from '../routing/route';
 import { listFolderRoute, listTopFolderRoute } from './dir';
 import { docsRoutes } from './docs';
+import { listDevicesRoute, listFunctionsRoute, listRoomsRoute, readDeviceRoute, writeDeviceRoute } from './devices';
 import { listEnumsRoute, readEnumRoute } from './enum';
 import { eventStreamRoute } from './events';
 import { deleteFileRoute, readFileRoute, writeFileRoute } from './file';
@@ -46,6 +47,11 @@ export function restRoutes(config: Config): Route[] {
         listObjectsRoute,
         listEnumsRoute,
         readEnumRoute,
+        listDevicesRoute,
+        readDeviceRoute,
+        writeDeviceRoute,
+        listRoomsRoute,
+        listFunctionsRoute,
         postHistoryRoute,
         historySeriesRoute,
         postHistorySeriesRoute,

@@ -418,6 +418,10 @@ export function buildOpenApi({ routes, commands, version, basePath, auth }: Open
             { name: 'object', description: 'Objects: typed metadata' },
             { name: 'commands', description: 'Socket commands of ioBroker, by name' },
             { name: 'enum', description: 'Enums: rooms, functions and other groups of objects' },
+            {
+                name: 'devices',
+                description: 'Devices as type-detector finds them: states by role, rooms, functions; written by role',
+            },
             { name: 'file', description: 'Files stored in meta objects, and their folders' },
             { name: 'history', description: 'Values of the history instance' },
             { name: 'sendto', description: 'Messages to adapter instances' },

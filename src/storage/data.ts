@@ -5,6 +5,7 @@ import {
     assertMayChangeHistory,
     assertMayReadHistory,
     assertMayWriteState,
+    readableStateIds,
     visibleEnums,
     visibleMetaEntries,
     visibleObjects,
@@ -182,6 +183,26 @@ export class CallerData {
         }
         const states = await adapterCall(this.stores.port.getForeignStatesAsync(pattern), { pattern });
         return visibleStates(this.reads, (states ?? {}) as StateListing, false);
+    }
+
+    /**
+     * The states of these state objects (id → object as the adapter sees it) the caller may read, the
+     * others left out; read with the adapter's rights once checked (null: no value yet).
+     */
+    async readableStatesOf(objects: Record<string, ioBroker.Object>): Promise<Record<string, ioBroker.State | null>> {
+        const ids = await readableStateIds(this.reads, objects);
+        if (!ids.length) {
+            return {};
+        }
+        const states = ((await adapterCall(this.stores.port.getForeignStatesAsync(ids))) ?? {}) as Record<
+            string,
+            ioBroker.State | null | undefined
+        >;
+        const found: Record<string, ioBroker.State | null> = {};
+        for (const id of ids) {
+            found[id] = states[id] ?? null;
+        }
+        return found;
     }
 
     // ---- objects ----
