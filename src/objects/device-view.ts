@@ -58,13 +58,22 @@ function namesOf(entry: EnumEntry): string[] {
         .map(t => t.toLowerCase());
 }
 
-/** The enum ids a `room=` / `function=` value names (among those the caller may read); 422 for none. */
+/**
+ * The enum a `room=` / `function=` value names among those the caller may read: its id, or the one
+ * enum whose last id part or name it is; 422 for none, and for several (a script must not switch the
+ * devices of another room because two share a name).
+ */
 function enumsNamed(param: string, given: string, visible: EnumEntry[]): Set<string> {
     const wanted = given.trim().toLowerCase();
-    const found = visible.filter(entry => namesOf(entry).includes(wanted)).map(entry => entry.id);
+    const exact = visible.find(entry => entry.id.toLowerCase() === wanted);
+    const found = exact ? [exact.id] : visible.filter(entry => namesOf(entry).includes(wanted)).map(entry => entry.id);
+    const kind = param === 'room' ? 'room' : 'function';
     if (!found.length) {
+        throw paramsError([{ param, problem: `names no ${kind} (an enum id or name)` }], [param]);
+    }
+    if (found.length > 1) {
         throw paramsError(
-            [{ param, problem: `names no ${param === 'room' ? 'room' : 'function'} (an enum id or name)` }],
+            [{ param, problem: `names ${found.length} ${kind}s (${found.slice(0, 10).join(', ')}): give the enum id` }],
             [param],
         );
     }
@@ -113,6 +122,27 @@ function stateEntry(id: string, obj: ioBroker.Object | undefined, state: ioBroke
     return entry;
 }
 
+/** The enums (as the caller sees them: only readable members) holding one of `ids`. */
+function holdingFor(enums: EnumEntry[], ids: Set<string>, lang: string): NamedEnum[] {
+    return enums
+        .filter(entry => membersOf(entry).some(member => typeof member === 'string' && ids.has(member)))
+        .map(entry => ({ id: entry.id, name: nameIn(entry.obj.common?.name, lang, entry.id) }));
+}
+
+function membersOf(entry: EnumEntry): unknown[] {
+    const members = (entry.obj.common as { members?: unknown }).members;
+    return Array.isArray(members) ? members : [];
+}
+
+/** The device's root and its parents, and the states the caller may read: what its rooms are found by. */
+function placesOf(root: string, stateIds: string[]): Set<string> {
+    const ids = new Set(stateIds);
+    for (let at = root; at; at = at.slice(0, Math.max(0, at.lastIndexOf('.')))) {
+        ids.add(at);
+    }
+    return ids;
+}
+
 /** The caller's devices (id → entry) among those `filter` asks for; `only` limits them to these ids. */
 export async function visibleDevices(
     data: CallerData,
@@ -124,33 +154,50 @@ export async function visibleDevices(
     const rooms = await visibleEnums(data, snapshot.rooms);
     const functions = await visibleEnums(data, snapshot.functions);
     const wanted = only && new Set(only);
+    // the filter on every member is wider than on the caller's: narrowed again below
     const candidates = matching(snapshot, filter, rooms, functions).filter(device => !wanted || wanted.has(device.id));
     const stateObjects: Record<string, ioBroker.Object> = {};
+    const roots: Record<string, ioBroker.Object> = {};
     for (const device of candidates) {
         for (const id of Object.values(device.states)) {
             stateObjects[id] = snapshot.objects[id];
         }
+        if (snapshot.objects[device.root]) {
+            roots[device.root] = snapshot.objects[device.root];
+        }
     }
     const states = await data.readableStatesOf(stateObjects);
-    const named = (entries: EnumEntry[], ids: string[]): NamedEnum[] =>
-        entries.filter(e => ids.includes(e.id)).map(e => ({ id: e.id, name: nameIn(e.obj.common?.name, lang, e.id) }));
+    const namedRoots = await data.visibleObjects(roots);
+    const inRooms = filter.room !== undefined ? enumsNamed('room', filter.room, rooms) : null;
+    const inFunctions = filter.function !== undefined ? enumsNamed('function', filter.function, functions) : null;
     const found: Record<string, DeviceEntry> = {};
     for (const device of candidates) {
         const readable = Object.entries(device.states).filter(([, id]) => id in states);
-        if (!readable.length) {
+        // a further device of a channel is named by its main state: never one the caller may not read
+        if (!readable.length || (device.id !== device.root && !(device.id in states))) {
             continue;
         }
-        const root = snapshot.objects[device.root];
-        found[device.id] = {
+        const places = placesOf(
+            device.root,
+            readable.map(([, id]) => id),
+        );
+        const entry: DeviceEntry = {
             id: device.id,
-            name: nameIn(root?.common?.name, lang, device.root.split('.').pop() ?? device.root),
+            name: nameIn(namedRoots[device.root]?.common?.name, lang, device.root.split('.').pop() ?? device.root),
             type: device.type,
-            rooms: named(rooms, device.rooms),
-            functions: named(functions, device.functions),
+            rooms: holdingFor(rooms, places, lang),
+            functions: holdingFor(functions, places, lang),
             states: Object.fromEntries(
                 readable.map(([role, id]) => [role, stateEntry(id, snapshot.objects[id], states[id])]),
             ),
         };
+        if (
+            (inRooms && !entry.rooms.some(e => inRooms.has(e.id))) ||
+            (inFunctions && !entry.functions.some(e => inFunctions.has(e.id)))
+        ) {
+            continue;
+        }
+        found[device.id] = entry;
     }
     return found;
 }

@@ -169,6 +169,8 @@ export const writeDeviceRoute = defineRoute({
     tag: 'devices',
     permission: WRITE,
     body: 'json',
+    // a device has a few dozen roles at most: a larger body is no device write
+    bodyLimit: 64 * 1024,
     requestBody: Type.Record(Type.String(), Type.Unknown(), {
         description: 'role → value',
         examples: [{ SET: 21.5 }, { ON: true, LEVEL: 40 }],

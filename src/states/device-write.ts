@@ -68,18 +68,27 @@ function checkedValues(
             context: { id: device.id },
         });
     }
+    const known = Object.keys(device.states);
+    if (roles.length > known.length) {
+        throw new HttpError(
+            'INVALID_PARAMS',
+            `Nothing written. The body names ${roles.length} roles; the device has ${known.length} (${known.join(', ')})`,
+            { context: { id: device.id } },
+        );
+    }
     const problems: Array<{ role: string; problem: string }> = [];
     const values = new Map<string, unknown>();
     for (const role of roles) {
-        const state = device.states[role];
+        // own roles only: `constructor` or `__proto__` in a body is no role of any device
+        const state = Object.hasOwn(device.states, role) ? device.states[role] : undefined;
         if (!state) {
             problems.push({
                 role,
-                problem: `the device has no role ${role} (${Object.keys(device.states).join(', ')})`,
+                problem: `the device has no role ${role.slice(0, 100)} (${known.join(', ')})`,
             });
             continue;
         }
-        const common = commons[role] ?? {};
+        const common = (Object.hasOwn(commons, role) ? commons[role] : undefined) ?? {};
         let val: unknown;
         let refused: string | undefined;
         try {
@@ -90,7 +99,7 @@ function checkedValues(
             refused = err instanceof HttpError ? err.message : String(err);
         }
         if (refused) {
-            problems.push({ role, problem: refused });
+            problems.push({ role: role.slice(0, 100), problem: refused });
         } else {
             values.set(role, val);
         }

@@ -2,6 +2,7 @@ import {
     groupRights,
     holdsAll,
     isAdministratorAcl,
+    mayReadObject,
     mayReadState,
     seesAll,
     type Acl,
@@ -106,6 +107,7 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         }
         await assertAccountBelow(id, existing, next);
         await assertAliasTargets(id, existing, next);
+        await assertEnumMembers(id, existing, next);
         // `next`, not `after`: a merge changes only the history settings it names
         await assertMaySetHistorySettings(seriesCaller, id, existing, next);
     }
@@ -176,6 +178,40 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
                 mayReadState(acl, target, obj, ownerOnly) &&
                 (use === 'read' || mayChangeState(acl, target, obj, ownerOnly, 'write'));
             if (target !== undefined && !ok) {
+                throw forbidden(id);
+            }
+        }
+    }
+
+    /**
+     * An enum member a limited caller adds must be an object it could change itself (for a state: read
+     * and write it). Rooms and functions name devices for every user: a room holding someone else's
+     * state would lead another caller, or a voice bridge, to switch it. Missing and unreadable ids get
+     * the same 403, so it tells nothing about them.
+     */
+    async function assertEnumMembers(id: string, existing: Guarded, next: unknown): Promise<void> {
+        if (!id.startsWith('enum.') || isAdministratorAcl(acl)) {
+            return;
+        }
+        const membersOf = (obj: unknown): unknown =>
+            (obj as { common?: { members?: unknown } } | null | undefined)?.common?.members;
+        const members = membersOf(next);
+        if (!Array.isArray(members)) {
+            return;
+        }
+        const before = membersOf(existing);
+        const kept = new Set(Array.isArray(before) ? before : []);
+        for (const member of members) {
+            if (kept.has(member)) {
+                continue;
+            }
+            const obj = typeof member === 'string' ? await services.objectCache.get(member) : null;
+            const mayChange =
+                !!obj &&
+                (obj.type === 'state'
+                    ? mayReadState(acl, member, obj, ownerOnly) && mayChangeState(acl, member, obj, ownerOnly, 'write')
+                    : mayReadObject(acl, member, obj) && mayWriteObject(acl, member, obj, obj, ownerOnly));
+            if (!mayChange) {
                 throw forbidden(id);
             }
         }

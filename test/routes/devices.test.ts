@@ -306,3 +306,74 @@ t.test('the voice-bridge example of docs/en/devices.md switches and dims a room'
     t.match(await stateOf(`${DIMMER}.LEVEL`), { val: 30, ack: false });
     await t.rejects(run('turn on the toaster in the attic'), 'an unknown room fails');
 });
+
+t.test('a limited user cannot put a state it may not switch into a room or function another caller acts on', async t => {
+    await authed.createUser('maker', {
+        object: { read: true, list: true, write: true, create: true },
+        state: { read: true, list: true, write: true },
+    });
+    const maker = { headers: basic('maker', 'secret') };
+    // the lock's state is the admin's own (private); the thermostat's setpoint is readable, not writable
+    for (const member of [`${LOCK}.locked`, `${THERMOSTAT}.SET_TEMPERATURE`, 'nothing.0.there']) {
+        const res = await authed.request('/v1/object/enum.rooms.fake', {
+            ...maker,
+            method: 'PUT',
+            body: { type: 'enum', common: { name: 'Living room', members: [member] }, native: {} },
+        });
+        t.equal(res.status, 403, `${member} refused as a member`);
+        t.equal(res.json?.id, 'enum.rooms.fake', 'naming the enum only');
+    }
+    t.equal(await host.storage.objects.getObjectAsync('enum.rooms.fake'), null, 'no enum was made');
+    const own = await authed.request('/v1/object/enum.functions.makers', {
+        ...maker,
+        method: 'PUT',
+        body: { type: 'enum', common: { name: 'Makers', members: [`${SPEAKER}.state_simple`] }, native: {} },
+    });
+    t.equal(own.status, 200, 'a state it may switch is a member it may add');
+    await host.storage.objects.delObjectAsync('enum.functions.makers');
+});
+
+t.test('a room name two rooms share is a 422 naming both, not the devices of both', async t => {
+    await host.storage.objects.setObjectAsync('enum.rooms.living_room_2', enumObject('enum.rooms.living_room_2', { en: 'Living room' }, [SPEAKER]));
+    t.ok(await until(async () => (await iob.request('/v1/rooms')).json?.['enum.rooms.living_room_2'] !== undefined), 'the second room is seen');
+    const res = await iob.request('/v1/devices?room=living%20room');
+    t.equal(res.status, 422);
+    t.match(res.json?.error, /enum\.rooms\.living_room, enum\.rooms\.living_room_2/);
+    const byId = await iob.request('/v1/devices?room=enum.rooms.living_room');
+    t.equal(byId.status, 200);
+    t.ok(byId.json[LIGHT] && !byId.json[SPEAKER], 'the enum id names one room');
+    await host.storage.objects.delObjectAsync('enum.rooms.living_room_2');
+});
+
+t.test('a token that may not read the device object or the room members sees neither name nor room', async t => {
+    const admin = { headers: basic('admin', 'iobroker') };
+    const created = await authed.request('/v1/tokens', { ...admin, method: 'POST', body: { name: 'dimmer only', scope: { read: [`${DIMMER}.*`, 'enum.*'] } } });
+    t.equal(created.status, 201);
+    const token = { headers: { Authorization: `Bearer ${created.json.token}` } };
+    t.equal((await authed.request(`/v1/object/${DIMMER}`, token)).status, 403, 'the channel object is out of its scope');
+    const res = await authed.request(`/v1/devices/${DIMMER}`, token);
+    t.equal(res.status, 200);
+    t.equal(res.json.name, '1', 'named by its id, not by the object it may not read');
+    t.same(res.json.rooms, [], 'the room holds the device (its parent), a member it may not read');
+    t.same(res.json.functions, [], 'nor the function naming the channel object');
+    t.ok(res.json.states.SET, 'its states are there');
+    const rooms = await authed.request('/v1/rooms', token);
+    t.same(rooms.json['enum.rooms.living_room']?.devices, [], 'nor is it listed in the room');
+});
+
+t.test('PATCH: inherited names are no roles, a body of more roles than the device has or over 64 KB writes nothing', async t => {
+    const before = await stateOf(`${LIGHT}.on`);
+    for (const role of ['constructor', 'toString', '__proto__']) {
+        const res = await iob.request(`/v1/devices/${LIGHT}`, { method: 'PATCH', raw: `{"${role}": 1, "SET": false}`, headers: { 'Content-Type': 'application/json' } });
+        t.equal(res.status, 422, role);
+        t.match(res.json?.error, /Nothing written/, role);
+    }
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`R${i}`, 1]));
+    const res = await iob.request(`/v1/devices/${LIGHT}`, { method: 'PATCH', body: many });
+    t.equal(res.status, 422);
+    t.match(res.json?.error, /names 200 roles; the device has/);
+    t.ok(res.text.length < 2000, `a short answer (${res.text.length} bytes)`);
+    const big = await iob.request(`/v1/devices/${LIGHT}`, { method: 'PATCH', body: { SET: false, pad: 'x'.repeat(70 * 1024) } });
+    t.equal(big.status, 413);
+    t.same(await stateOf(`${LIGHT}.on`), before, 'nothing written');
+});
