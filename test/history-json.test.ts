@@ -36,10 +36,13 @@ t.test('25 ids × an hour early in a dense day (before the newest 40,000 values 
 });
 
 t.test('over the budget: 422 naming the limit, not a cut answer', async t => {
-    // 20 hours: 41,667 values of each id, more than 40,000 each for 25 ids
+    // 20 hours: 41,667 values of each id, more than 20,000 each for 25 ids
     const res = await get(`/v1/history?ids=${IDS.join(',')}&start=${DAY}&end=${DAY + 20 * HOUR - 1}`);
     t.equal(res.status, 422, res.text.slice(0, 300));
-    t.match(res.json?.error, /more than 40,000 values in the range \(the bound per id with 25 ids\)/);
+    t.match(res.json?.error, /more than 20,000 values in the range \(the bound per id with 25 ids\)/);
+    const count = await get(`/v1/history?ids=${IDS.join(',')}&start=${DAY}&end=${DAY + HOUR}&count=30000`);
+    t.equal(count.status, 422, 'a count above the share of each id');
+    t.match(count.json?.error, /at most 20,000 raw values per id with 25 ids/);
     const one = await get(`/v1/history?ids=${HUGE}&start=${DAY}&end=${DAY + DAY_MS - 1}`);
     t.equal(one.status, 422, 'one id: 100,000 values');
     t.match(one.json?.error, /more than 100,000 values/);
