@@ -5,7 +5,7 @@
  * answer over the budget is a 422, never a cut one.
  */
 import t from 'tap';
-import { AUTH, DAY, DAY_MS, HOUR, HUGE, IDS, inRange, PER_DAY, startDenseHistory, type DenseHistory } from './support/dense-history';
+import { AUTH, DAY, DAY_MS, HOUR, HUGE, IDS, inRange, PER_DAY, startDenseHistory, STEP, valueOf, type DenseHistory } from './support/dense-history';
 
 let dense: DenseHistory;
 const get = (path: string): ReturnType<DenseHistory['get']> => dense.get(path);
@@ -58,4 +58,21 @@ t.test('/v1/getHistory: a count above 100,000 answers as 4.0.2 when the values f
     t.match(over.json?.error, /at most 100,000 values/);
     const body = await dense.iob.request('/v1/getHistory', { method: 'POST', headers: AUTH, body: { id: HUGE, options: { start: DAY, end: DAY + DAY_MS - 1, aggregate: 'none', limit: 1e9 } } });
     t.equal(body.status, 422, 'limit too, in a POST body');
+});
+
+t.test('onchange: the values in range, and at start and end the value before and after them, as history adds them', async t => {
+    const start = DAY + 2 * HOUR + 1;
+    const end = start + 10_000;
+    const first = Math.ceil((start - DAY) / STEP);
+    const last = Math.floor((end - DAY) / STEP);
+    const res = await get(`/v1/history?ids=${IDS[1]}&start=${start}&end=${end}&aggregate=onchange`);
+    t.equal(res.status, 200, res.text.slice(0, 300));
+    const expected = [
+        { ts: start, val: valueOf(1, first - 1) },
+        ...Array.from({ length: last - first + 1 }, (_, i) => ({ ts: DAY + (first + i) * STEP, val: valueOf(1, first + i) })),
+        { ts: end, val: valueOf(1, last + 1) },
+    ];
+    t.same(res.json[IDS[1]], expected);
+    const without = await get(`/v1/history?ids=${IDS[1]}&start=${start}&end=${end}&aggregate=onchange&removeBorderValues=true`);
+    t.same(without.json[IDS[1]], expected.slice(1, -1), 'removeBorderValues: only the values in range');
 });
