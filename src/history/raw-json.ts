@@ -127,7 +127,8 @@ async function readOne(reader: SeriesReader, q: SeriesQuery, id: string, stop: (
     const wanted = wantedOf(q);
     const newest = wanted > 0 && q.options.returnNewestEntries === true;
     const values = new HeldValues();
-    // PARALLEL ids at a time, each with its share of what a window may hold
+    // PARALLEL ids at a time, each with a quarter of its share of a window (3,125 values): the held text
+    // lives beside the windows, and a share of 12,500 raised RSS by 86 MB for 1,000,000 values, 3,125 by 53
     for await (const span of new SpanReader(reader, HELD_VALUES / PARALLEL / 4).spans([id], q.start, q.end + 1)) {
         const points = span.byId.get(id) ?? [];
         if (stop()) {
