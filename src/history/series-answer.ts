@@ -15,7 +15,10 @@ import { isoIn } from './times';
 
 type Column = unknown[] | Failure;
 
-/** JSON: `{ "<id>": [{ts, val, ...}] }`, a failed id `{error, status}` in place of its values. */
+/**
+ * One getHistory call per id: `{ "<id>": [{ts, val, ...}] }`, a failed id `{error, status}` in place of
+ * its values. For aggregates, and CSV with onchange; raw JSON is read in windows (raw-json.ts).
+ */
 async function rawValues(reader: SeriesReader, q: SeriesQuery): Promise<Map<string, Point[] | Failure>> {
     // raw values only: for an aggregate, count is its number of intervals (the instance's default: 500)
     const raw =

@@ -201,6 +201,21 @@ export class SeriesReader {
         }
         return undefined;
     }
+
+    /** The oldest raw value in the `days` after `at` (exclusive), found as `before` finds its value, going forward. */
+    async after(id: string, at: number, days: number): Promise<Point | undefined> {
+        const stop = at + 1 + days * WINDOW_MS;
+        let span = FIRST_BEFORE_MS;
+        for (let from = at + 1; from < stop; span = Math.min(WINDOW_MS, span * 2)) {
+            const to = Math.min(stop, from + span);
+            const found = (await this.rawRange(id, from, to))[0];
+            if (found) {
+                return found;
+            }
+            from = to;
+        }
+        return undefined;
+    }
 }
 
 /** The day-long windows of [start, end); one window at least. */

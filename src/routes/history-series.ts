@@ -10,7 +10,7 @@ import { Reply, type StreamWriter } from '../http/send';
 import { FreeObject } from '../http/schemas';
 import { historyInstance } from '../messaging/history';
 import { keepsHistory } from '../messaging/messaging';
-import { csvAnswer, jsonAnswer, type CsvAnswer } from '../history/series-answer';
+import { csvAnswer, jsonAnswer } from '../history/series-answer';
 import {
     MAX_IDS,
     MAX_POINTS,
@@ -20,12 +20,14 @@ import {
     type SeriesQuery,
 } from '../history/series-query';
 import { claimRequest, SeriesReader } from '../history/series-read';
+import { isRawJson, rawJsonAnswer } from '../history/raw-json';
 import { PERIODS } from '../history/calendar';
 import { STATS } from '../history/statistics';
 import type { RequestContext } from '../context/request-context';
 import { defineRoute } from '../routing/route';
 
 const SENDTO = { type: 'other', operation: 'sendto' } as const;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const text = (description: string): TSchema => Type.Optional(Type.String({ description }));
 const number = (description: string): TSchema => Type.Optional(Type.Number({ minimum: 0, description }));
@@ -124,11 +126,11 @@ function fileName(q: SeriesQuery): string {
 }
 
 /** Writes the chunks as the client takes them; a failure midway breaks the answer instead of ending a half file as whole. */
-async function pump(out: StreamWriter, answer: CsvAnswer, done: () => void): Promise<void> {
+async function pump(out: StreamWriter, chunks: AsyncGenerator<string>, done: () => void): Promise<void> {
     try {
-        for await (const chunk of answer.chunks) {
+        for await (const chunk of chunks) {
             if (out.signal.aborted) {
-                await answer.chunks.return(undefined);
+                await chunks.return(undefined);
                 return;
             }
             out.write(chunk);
@@ -181,6 +183,12 @@ async function answer(
     try {
         const signal = gone();
         const reader = await historyReader(ctx, q, signal);
+        if (isRawJson(q)) {
+            // read whole (a 422 is still possible), then written a window's text at a time
+            const chunks = await rawJsonAnswer(reader, q);
+            streaming = true;
+            return Reply.stream(out => void pump(out, chunks, release), signal, { 'Content-Type': JSON_TYPE });
+        }
         if (q.format === 'json') {
             return Reply.json(await jsonAnswer(reader, q));
         }
@@ -193,7 +201,7 @@ async function answer(
             headers['X-History-Errors'] = errorsHeader(csv.failures);
         }
         streaming = true;
-        return Reply.stream(out => void pump(out, csv, release), signal, headers);
+        return Reply.stream(out => void pump(out, csv.chunks, release), signal, headers);
     } finally {
         if (!streaming) {
             release();

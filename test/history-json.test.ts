@@ -1,0 +1,78 @@
+/*
+ * Raw JSON of `/v1/history` and the count of `/v1/getHistory` against the real history adapter, on a
+ * dense day (test/support/dense-history.ts). history 5.0.1, given a count, keeps a day file's newest
+ * values before it looks at the range, so the values must be read in windows and counted by us; an
+ * answer over the budget is a 422, never a cut one.
+ */
+import t from 'tap';
+import { AUTH, DAY, DAY_MS, HOUR, HUGE, IDS, inRange, PER_DAY, startDenseHistory, STEP, valueOf, type DenseHistory } from './support/dense-history';
+
+let dense: DenseHistory;
+const get = (path: string): ReturnType<DenseHistory['get']> => dense.get(path);
+
+t.before(async () => {
+    dense = await startDenseHistory();
+});
+t.teardown(() => dense?.stop());
+
+t.test('25 ids × an hour early in a dense day (before the newest 40,000 values of its file): every value in range of every id', async t => {
+    const start = DAY + 2 * HOUR;
+    const end = start + HOUR - 1;
+    const res = await get(`/v1/history?ids=${IDS.join(',')}&start=${start}&end=${end}`);
+    t.equal(res.status, 200, res.text.slice(0, 300));
+    const expected = inRange(start, end);
+    t.ok(expected.length > 2000);
+    for (const id of IDS) {
+        t.same(
+            (res.json[id] as Array<{ ts: number }>).map(p => p.ts),
+            expected,
+            `${id}: the ${expected.length} values of the hour`,
+        );
+    }
+    const oldest = await get(`/v1/history?ids=${IDS.join(',')}&start=${start}&end=${end}&count=10`);
+    t.same(oldest.json[IDS[3]].map((p: { ts: number }) => p.ts), expected.slice(0, 10), 'count: the oldest in range');
+    const newest = await get(`/v1/history?ids=${IDS.join(',')}&start=${start}&end=${end}&count=10&returnNewestEntries=true`);
+    t.same(newest.json[IDS[3]].map((p: { ts: number }) => p.ts), expected.slice(-10), 'with returnNewestEntries: the newest');
+});
+
+t.test('over the budget: 422 naming the limit, not a cut answer', async t => {
+    // 20 hours: 41,667 values of each id, more than 20,000 each for 25 ids
+    const res = await get(`/v1/history?ids=${IDS.join(',')}&start=${DAY}&end=${DAY + 20 * HOUR - 1}`);
+    t.equal(res.status, 422, res.text.slice(0, 300));
+    t.match(res.json?.error, /more than 20,000 values in the range \(the bound per id with 25 ids\)/);
+    const count = await get(`/v1/history?ids=${IDS.join(',')}&start=${DAY}&end=${DAY + HOUR}&count=30000`);
+    t.equal(count.status, 422, 'a count above the share of each id');
+    t.match(count.json?.error, /at most 20,000 raw values per id with 25 ids/);
+    const one = await get(`/v1/history?ids=${HUGE}&start=${DAY}&end=${DAY + DAY_MS - 1}`);
+    t.equal(one.status, 422, 'one id: 100,000 values');
+    t.match(one.json?.error, /more than 100,000 values/);
+});
+
+t.test('/v1/getHistory: a count above 100,000 answers as 4.0.2 when the values fit, 422 when they do not', async t => {
+    const range = `start=${DAY}&end=${DAY + DAY_MS - 1}&aggregate=none`;
+    const fits = await get(`/v1/getHistory/${IDS[0]}?${range}&count=200000`);
+    t.equal(fits.status, 200, fits.text.slice(0, 300));
+    t.equal(fits.json.length, PER_DAY, 'every value of the day');
+    const over = await get(`/v1/getHistory/${HUGE}?${range}&count=150000`);
+    t.equal(over.status, 422, over.text.slice(0, 300));
+    t.match(over.json?.error, /at most 100,000 values/);
+    const body = await dense.iob.request('/v1/getHistory', { method: 'POST', headers: AUTH, body: { id: HUGE, options: { start: DAY, end: DAY + DAY_MS - 1, aggregate: 'none', limit: 1e9 } } });
+    t.equal(body.status, 422, 'limit too, in a POST body');
+});
+
+t.test('onchange: the values in range, and at start and end the value before and after them, as history adds them', async t => {
+    const start = DAY + 2 * HOUR + 1;
+    const end = start + 10_000;
+    const first = Math.ceil((start - DAY) / STEP);
+    const last = Math.floor((end - DAY) / STEP);
+    const res = await get(`/v1/history?ids=${IDS[1]}&start=${start}&end=${end}&aggregate=onchange`);
+    t.equal(res.status, 200, res.text.slice(0, 300));
+    const expected = [
+        { ts: start, val: valueOf(1, first - 1) },
+        ...Array.from({ length: last - first + 1 }, (_, i) => ({ ts: DAY + (first + i) * STEP, val: valueOf(1, first + i) })),
+        { ts: end, val: valueOf(1, last + 1) },
+    ];
+    t.same(res.json[IDS[1]], expected);
+    const without = await get(`/v1/history?ids=${IDS[1]}&start=${start}&end=${end}&aggregate=onchange&removeBorderValues=true`);
+    t.same(without.json[IDS[1]], expected.slice(1, -1), 'removeBorderValues: only the values in range');
+});
