@@ -179,18 +179,28 @@ if (NODE_MAJOR !== 22) {
     t.plan(0, `the upgrade runs once per CI run, on Node 22 (this is Node ${process.versions.node})`);
 } else {
     t.before(async () => {
+        let since = Date.now();
+        const lap = (what: string): void => {
+            t.comment(`${what}: ${Date.now() - since} ms`);
+            since = Date.now();
+        };
         const packages = await installedPackages();
+        lap('npm install of js-controller, admin and 4.0.2 (once, then from the temp folder)');
         host = await layOutHost(packages);
+        lap('copy of the installation, setup first, admin.0 off');
         ports.auth = await freePort();
         ports.open = await freePort();
         await host.startController();
         db = await connectClients(host);
+        lap('js-controller serving its DBs');
         receiver = await startHookReceiver();
     });
     t.teardown(async () => {
+        const started = Date.now();
         await db?.close();
         receiver?.close();
         await host?.stop();
+        t.comment(`teardown (js-controller and its instances stopped, host folder removed): ${Date.now() - started} ms`);
     });
     defineSteps();
 }
