@@ -38,7 +38,7 @@ try {
 }
 
 // the longest files start first, so none of them is left running alone at the end
-const LONGEST_FIRST = ['launcher-first-start', 'docs-page', 'real-admin', 'orphan', 'defects', 'multi/cluster-hooks', 'auth/matrix', 'multi/cluster-redis', 'fuzz', 'launcher.test'];
+const LONGEST_FIRST = ['upgrade', 'launcher-first-start', 'docs-page', 'real-admin', 'orphan', 'defects', 'multi/cluster-hooks', 'auth/matrix', 'multi/cluster-redis', 'fuzz', 'launcher.test'];
 
 /** Every tap test file (or the ones named), five at a time (several mostly wait), each in a plain node process. */
 function runTap() {
