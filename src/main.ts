@@ -1,3 +1,5 @@
+// first: bounds V8's young generation before the modules below are loaded
+import './instance/heap-first';
 import type { Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import * as utils from '@iobroker/adapter-core';
@@ -12,7 +14,6 @@ import { warnOnFailure } from './instance/warn-on-failure';
 import { PACKAGE_ROOT } from './http/static-files';
 import { StorageLink } from './storage/link-state';
 import { giveUpAfter, reportLink } from './storage/link-report';
-import { boundYoungGeneration } from './instance/young-generation';
 
 /** How long the adapter waits for a lost database (a Redis restart or a Sentinel failover take seconds). */
 const DATABASE_LOST_LIMIT_MS = 15_000;
@@ -153,7 +154,5 @@ if (require.main !== module) {
     // compact mode: js-controller creates the instance itself
     module.exports = (options: Partial<utils.AdapterOptions> | undefined) => new RestApi(options);
 } else {
-    // a process of our own: its heap is ours to bound (in compact mode it is the host's and other adapters')
-    boundYoungGeneration();
     (() => new RestApi())();
 }

@@ -4,10 +4,10 @@
  * young generation the old one has no room to take in, so V8 makes every collection a full one.
  * js-controller passes io-package.json's Node flags only outside compact mode, and the repository
  * checker wants none: the adapter bounds its young generation itself, at run time. The size flags
- * are fixed once the heap exists; the growth factor is read at each growth. It is set so that the
- * next growth lands on the cap (from 1 MB to 4 MB: 4), and to 1 (no growth) at the cap; V8 shrinks
- * the semi-space when idle, after which the factor lets it grow back to the cap. The factor is set
- * after a collection is reported, a turn of the event loop later: one growth in between is harmless.
+ * are fixed once the heap exists; the growth factor is read at each growth. It is 2 (V8's own) while
+ * a doubling stays within the cap and 1 (no growth) at the cap, set after each collection is reported,
+ * a turn of the event loop later. Module loading at start is one long turn in which V8 would double
+ * again and again: it runs with 1, the semi-space grows only once the event loop turns.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -35,20 +35,39 @@ export function semiSpaceCap(heapSizeLimit: number): number {
     return cap >= 4 * MB ? 4 * MB : cap >= 2 * MB ? 2 * MB : 1 * MB;
 }
 
-/** Keeps the young generation at or below semiSpaceCap from now on; returns the stop. */
-export function boundYoungGeneration(heap: YoungGenerationHeap = processHeap()): () => void {
+/** V8's own growth factor: a semi-space grows by doubling. */
+const DOUBLING = 2;
+
+/**
+ * Keeps the young generation at or below semiSpaceCap from now on; returns the stop. `turned` calls
+ * back once the event loop has turned (the start's module loading is over).
+ */
+export function boundYoungGeneration(
+    heap: YoungGenerationHeap = processHeap(),
+    turned: (then: () => void) => void = then => setImmediate(then),
+): () => void {
     const cap = semiSpaceCap(heap.heapSizeLimit());
-    let factor = 0;
+    let factor = 1;
+    heap.setGrowthFactor(factor);
     const adjust = (): void => {
         // a little slack: V8 rounds a semi-space to its pages
-        const wanted = Math.max(1, Math.floor((cap * 1.05) / Math.max(heap.semiSpace(), 1)));
+        const wanted = heap.semiSpace() * DOUBLING <= cap * 1.05 ? DOUBLING : 1;
         if (wanted !== factor) {
             factor = wanted;
             heap.setGrowthFactor(factor);
         }
     };
-    adjust();
-    return heap.afterCollections(adjust);
+    let stopped = false;
+    let stop = (): void => {
+        stopped = true;
+    };
+    turned(() => {
+        if (!stopped) {
+            adjust();
+            stop = heap.afterCollections(adjust);
+        }
+    });
+    return () => stop();
 }
 
 function processHeap(): YoungGenerationHeap {
