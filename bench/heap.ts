@@ -67,12 +67,24 @@ async function sample(adapter: BenchAdapter, scenario: Scenario, seconds: number
     return { rps: result.rps, gcPercent, non2xx, died: false };
 }
 
+/** js-controller refuses to start an instance whose alive state is still true (exit code 7): wait for it to clear. */
+async function untilNotAlive(rt: BenchRuntime): Promise<void> {
+    for (let i = 0; i < 300; i++) {
+        const alive = await rt.storage.states.getStateAsync('system.adapter.rest-api.0.alive');
+        if (!alive?.val) {
+            return;
+        }
+        await delay(100);
+    }
+}
+
 const limitName = (limit: number): string => (limit ? `${limit} MB` : 'none');
 
 /** `extraFlags` (--node-flags) go to every limit's adapter. */
 export async function measureHeapLimits(rt: BenchRuntime, seconds: number, rounds: number, extraFlags: string[] = []): Promise<HeapFigures[]> {
     // one adapter at a time: a second instance on the same storage would make each wait for read barriers
     await rt.ours.stop();
+    await untilNotAlive(rt);
     const main = join(PROJECT_ROOT, 'build', 'src', 'main.js');
     const meter = join(__dirname, 'gc-meter.js');
     const samples = new Map<number, Map<string, Sample[]>>();
@@ -102,6 +114,7 @@ export async function measureHeapLimits(rt: BenchRuntime, seconds: number, round
                 }
             } finally {
                 await adapter.stop();
+                await untilNotAlive(rt);
             }
         }
     }
