@@ -18,6 +18,8 @@ export interface BenchAdapter {
     baseUrl: string;
     host: string;
     port: number;
+    /** The process id (the heap part signals it for its GC figures). */
+    pid: number;
     /** The Node flags it was started with (those of the io-package.json it runs from). */
     nodeFlags: string[];
     /** Process spawn to its first answer, in ms. */
@@ -150,6 +152,7 @@ async function spawnAdapter(storage: Storage, { label, main, instance, native = 
         baseUrl,
         host: '127.0.0.1',
         port,
+        pid: child.pid!,
         nodeFlags,
         startMs: Date.now() - spawned,
         rss: () => statusMB(child, 'VmRSS'),

@@ -6,8 +6,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-/** The parts `--only` can name; sharing, conditional, floor, polling, scaling and history run only when named. */
-export const PARTS = ['http', 'events', 'listing', 'random', 'large', 'serialize', 'sharing', 'conditional', 'floor', 'polling', 'scaling', 'history'] as const;
+/** The parts `--only` can name; sharing, conditional, floor, polling, scaling, history and heap run only when named. */
+export const PARTS = ['http', 'events', 'listing', 'random', 'large', 'serialize', 'sharing', 'conditional', 'floor', 'polling', 'scaling', 'history', 'heap'] as const;
 export type Part = (typeof PARTS)[number];
 
 /** The published release `--compare` measures when it names none. */
@@ -53,12 +53,12 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [flags]   (or: node build/bench/run.js [flags])
 
   --only <part>             run one part: ${PARTS.join(', ')}
-                            (sharing, conditional, floor, polling, scaling and history run only when named; with --compare,
+                            (sharing, conditional, floor, polling, scaling, history and heap run only when named; with --compare,
                             random and scaling run beside that release, the other parts are replaced by the compare run)
   --compare [version]       side by side with the published release (default ${DEFAULT_COMPARE_VERSION}); a run of its own
   --conditional             add the conditional part to the run (as --only conditional does alone)
-  --seconds <n>             length of one autocannon run (default 8; compare 3, floor 4, sharing 3)
-  --rounds <n>              runs per scenario and server, medians shown (default 3; floor 5)
+  --seconds <n>             length of one autocannon run (default 8; compare 3, floor 4, sharing 3, heap 5)
+  --rounds <n>              runs per scenario and server, medians shown (default 3; floor 5, heap 2)
   --polls <n>               pending long polls of the fan-out (default 10000)
   --poll-rounds <n>         rounds of the compare run's poll fan-out (default 3)
   --hooks <n>               URL hooks of the hook fan-out (default 1000)

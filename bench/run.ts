@@ -22,6 +22,7 @@ import { measureScaling } from './scaling';
 import { measureHistoryExport } from './history-export';
 import { measureZoneSpellings } from './history-zones';
 import { measureCompare, startRelease } from './compare';
+import { measureHeapLimits } from './heap';
 import { DEFAULT_COMPARE_VERSION, parseBenchOptions, USAGE, UsageError, type BenchOptions } from './options';
 import { PROJECT_ROOT } from '../scripts/embedded-storage';
 
@@ -199,6 +200,12 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
         result.historyExport = await measureHistoryExport(rt);
         // distinct zone spellings, refused and allowed: a runtime of its own with auth on
         result.historyZones = await measureZoneSpellings(oursOptions(options));
+    }
+    if (only === 'heap') {
+        // on request only: a fresh adapter per heap limit, as on a small board
+        result.heap = await measureHeapLimits(rt, seconds ?? 5, rounds ?? 2, options.nodeFlags);
+        console.table(result.heap);
+        return;
     }
     if (only === 'sharing') {
         // on request only: it starts two Redis clusters of its own

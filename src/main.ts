@@ -1,3 +1,5 @@
+// first: bounds V8's young generation before the modules below are loaded
+import './instance/heap-first';
 import type { Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import * as utils from '@iobroker/adapter-core';

@@ -3,19 +3,20 @@
  * clock on the wall counts them. A day across a daylight-saving change is 23 or 25 hours, which a
  * fixed step in ms cannot say.
  */
-import { DateTime } from 'luxon';
+import { dateTime } from './luxon';
 
 export const PERIODS = ['hour', 'day', 'week', 'month'] as const;
 export type Period = (typeof PERIODS)[number];
 
 /** The start of the bucket holding `ts`. */
 export function bucketStart(ts: number, period: Period, zone: string): number {
-    return DateTime.fromMillis(ts, { zone }).startOf(period).toMillis();
+    return dateTime().fromMillis(ts, { zone }).startOf(period).toMillis();
 }
 
 /** The start of the bucket after the one starting at `start`; always later than `start`. */
 export function nextBucket(start: number, period: Period, zone: string): number {
-    const next = DateTime.fromMillis(start, { zone })
+    const next = dateTime()
+        .fromMillis(start, { zone })
         .plus({ [`${period}s`]: 1 })
         .startOf(period)
         .toMillis();

@@ -2,7 +2,7 @@
  * Times of a history request: ms since 1970, ISO 8601 (a date or time without an offset is read in the
  * request's time zone, as a person means it), or relative to now (`now`, `-24h`, `now-7d`, `-90m`).
  */
-import { DateTime } from 'luxon';
+import { dateTime } from './luxon';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const RELATIVE = /^(?:now)?(?:([+-])(\d+(?:\.\d+)?)([smhdw]))?$/;
@@ -33,7 +33,7 @@ function anyTime(text: unknown, now: number, zone: string): number | { problem: 
         return sign ? now + (sign === '-' ? -1 : 1) * Number(amount) * UNIT_MS[unit] : now;
     }
     if (ISO.test(value)) {
-        const parsed = DateTime.fromISO(value.replace(' ', 'T'), { zone });
+        const parsed = dateTime().fromISO(value.replace(' ', 'T'), { zone });
         if (parsed.isValid) {
             return parsed.toMillis();
         }
@@ -92,7 +92,7 @@ function offsetMinutes(ts: number, zone: string): number {
     const from = ts - (((ts % QUARTER_MS) + QUARTER_MS) % QUARTER_MS);
     let known = offsets.get(zone);
     if (known?.from !== from) {
-        known = { from, minutes: DateTime.fromMillis(from, { zone }).offset };
+        known = { from, minutes: dateTime().fromMillis(from, { zone }).offset };
         if (!offsets.has(zone) && offsets.size >= ZONE_SPELLINGS) {
             offsets.clear();
         }

@@ -1,4 +1,6 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+
+type Registry = PromClient.Registry;
 import { RequestSeries } from './request-series';
 import type { Channel, EventStats } from '../events/event-stats';
 
@@ -21,6 +23,18 @@ const CHANNELS: Channel[] = ['polling', 'hook', 'sse'];
 const STATUS_CLASSES = ['', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 let processRegistry: Registry | undefined;
+let promClient: typeof PromClient | undefined;
+
+/**
+ * prom-client (and the OpenTelemetry API it loads) is loaded by the first scrape, not at start: about
+ * 150 kB of source and its code in the idle heap of every installation, most of which are never scraped.
+ * Requests are counted from the start without it (src/metrics/request-series.ts).
+ */
+function prom(): typeof PromClient {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    promClient ??= require('prom-client') as typeof PromClient;
+    return promClient;
+}
 
 /**
  * Memory, CPU, event-loop lag: the process's, however many instances it serves (inside web several,
@@ -29,8 +43,8 @@ let processRegistry: Registry | undefined;
  */
 function processMetrics(): Registry {
     if (!processRegistry) {
-        processRegistry = new Registry();
-        collectDefaultMetrics({ register: processRegistry });
+        processRegistry = new (prom().Registry)();
+        prom().collectDefaultMetrics({ register: processRegistry });
     }
     return processRegistry;
 }
@@ -42,18 +56,29 @@ function processMetrics(): Registry {
  * everything else is read when Prometheus scrapes.
  */
 export class Metrics {
-    readonly registry = new Registry();
+    private made: Registry | undefined;
     private readonly requests = new RequestSeries();
 
-    constructor(sources: MetricsSources) {
-        const registers = [this.registry];
+    constructor(private readonly sources: MetricsSources) {}
+
+    /** This instance's registry, made at the first scrape. */
+    get registry(): Registry {
+        this.made ??= this.makeRegistry();
+        return this.made;
+    }
+
+    private makeRegistry(): Registry {
+        const { Counter, Gauge, Registry } = prom();
+        const registry = new Registry();
+        const sources = this.sources;
+        const registers = [registry];
         for (const metric of this.requests.metrics(
             'restapi_http_requests_total',
             'HTTP requests answered, by route template, method and status class',
             'restapi_http_request_duration_seconds',
             'Time from the request to the end of its answer, by route template, method and status class',
         )) {
-            this.registry.registerMetric(metric);
+            registry.registerMetric(metric);
         }
         new Gauge({
             name: 'restapi_open_clients',
@@ -113,6 +138,7 @@ export class Metrics {
                 this.set(sources.storageUp() ? 1 : 0);
             },
         });
+        return registry;
     }
 
     /** One request; `route` is a template (`/v1/state/:stateId`), never a raw path; status 0: the client went away first. */
@@ -136,6 +162,7 @@ export class Metrics {
         if (!states.length && !omitted) {
             return main;
         }
+        const { Gauge, Registry } = prom();
         const scrape = new Registry();
         const gauge = new Gauge({
             name: 'iobroker_state',

@@ -4,7 +4,7 @@
  * written while it is read. Every id is checked against the caller's read rights before anything is read.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { DateTime } from 'luxon';
+import { dateTime } from '../history/luxon';
 import { HttpError } from '../http/http-error';
 import { Reply, type StreamWriter } from '../http/send';
 import { FreeObject } from '../http/schemas';
@@ -118,7 +118,7 @@ const RESPONSES = {
     },
 };
 
-const fileDay = (ts: number, zone: string): string => DateTime.fromMillis(ts, { zone }).toFormat('yyyyMMdd');
+const fileDay = (ts: number, zone: string): string => dateTime().fromMillis(ts, { zone }).toFormat('yyyyMMdd');
 
 function fileName(q: SeriesQuery): string {
     const what = q.ids.length === 1 ? q.ids[0].replace(/[^\w.-]/g, '_') : 'history';
