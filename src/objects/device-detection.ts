@@ -103,13 +103,29 @@ function holding(enums: EnumEntry[], device: Omit<DetectedDevice, 'rooms' | 'fun
     return enums.filter(entry => membersOf(entry).some(member => ids.has(member))).map(entry => entry.id);
 }
 
-/** The controls of one root that use no state an earlier device already has. */
+/** The nearest channel or device above `id` (folders skipped), or '' for none. */
+function holderOf(objects: Record<string, ioBroker.Object>, id: string): string {
+    for (let at = parentOf(id); at; at = parentOf(at)) {
+        const type = objects[at]?.type;
+        if (type === 'channel' || type === 'device') {
+            return at;
+        }
+    }
+    return '';
+}
+
+/**
+ * The controls of one root that use no state an earlier device already has, and whose states (but the
+ * indicators: UNREACH, LOWBAT of a device's channel 0 serve each of its channels) are the root's own: a
+ * parent made a channel, by a user who may create objects, must not take over the devices below it.
+ */
 function controlsAt(detector: ChannelDetector, options: DetectOptions, claimed: Set<string>): PatternControl[] {
     const found = detector.detect(options) ?? [];
     const kept: PatternControl[] = [];
     for (const control of found) {
-        const ids = control.states.filter(state => state.id).map(state => state.id);
-        if (ids.length && !ids.some(id => claimed.has(id))) {
+        const ids = control.states.filter(state => state.id && !state.indicator).map(state => state.id);
+        const own = ids.every(id => id === options.id || holderOf(options.objects, id) === options.id);
+        if (ids.length && own && !ids.some(id => claimed.has(id))) {
             ids.forEach(id => claimed.add(id));
             kept.push(control);
         }

@@ -377,3 +377,37 @@ t.test('PATCH: inherited names are no roles, a body of more roles than the devic
     t.equal(big.status, 413);
     t.same(await stateOf(`${LIGHT}.on`), before, 'nothing written');
 });
+
+t.test('a parent made a channel takes over no device below it; each channel of a device is one device', async t => {
+    const { objects } = host.storage;
+    const before = (await iob.request('/v1/devices')).json;
+    await objects.setObjectAsync('hm-rpc.0', { _id: 'hm-rpc.0', type: 'channel', common: { name: 'evil' }, native: {} } as ioBroker.Object);
+    // two switching channels sharing channel 0's indicators, as a Homematic two-channel actuator has them
+    const serial = 'hm-rpc.0.OEQ0000009';
+    const made: Array<[string, string, Record<string, unknown>]> = [
+        [serial, 'device', { name: 'Double switch' }],
+        [`${serial}.0`, 'channel', { name: 'Double switch:0' }],
+        [`${serial}.0.UNREACH`, 'state', { name: 'UNREACH', role: 'indicator.maintenance.unreach', type: 'boolean', read: true, write: false }],
+        [`${serial}.1`, 'channel', { name: 'Double switch:1' }],
+        [`${serial}.1.STATE`, 'state', { name: 'STATE', role: 'switch', type: 'boolean', read: true, write: true }],
+        [`${serial}.2`, 'channel', { name: 'Double switch:2' }],
+        [`${serial}.2.STATE`, 'state', { name: 'STATE', role: 'switch', type: 'boolean', read: true, write: true }],
+    ];
+    for (const [id, type, common] of made) {
+        await objects.setObjectAsync(id, { _id: id, type, common, native: {} } as unknown as ioBroker.Object);
+    }
+    let after: Record<string, { states: Record<string, { id: string }> }> = {};
+    t.ok(await until(async () => {
+        after = (await iob.request('/v1/devices')).json;
+        return !!after[`${serial}.2`];
+    }), 'the second channel is found');
+    t.ok(after[`${serial}.1`], 'and the first');
+    t.notOk(after['hm-rpc.0'], 'the parent made a channel is no device');
+    for (const id of [DIMMER, THERMOSTAT, BLIND]) {
+        t.same(after[id]?.states, before[id]?.states, `${id} keeps its states`);
+    }
+    await objects.delObjectAsync('hm-rpc.0');
+    for (const [id] of made.reverse()) {
+        await objects.delObjectAsync(id);
+    }
+});
