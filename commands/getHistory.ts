@@ -21,7 +21,7 @@ export default defineCommand({
     result: tuple(
         [
             Type.Array(FreeObject, { description: 'Values {val, ts, ack, …}' }),
-            Type.Number({ description: 'step' }),
+            Type.Union([Type.Number(), Type.Null()], { description: 'step (null without an aggregate)' }),
             Type.Unknown({ description: 'sessionId' }),
         ],
         1,

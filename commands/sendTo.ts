@@ -7,8 +7,8 @@ import {
     DEFAULT_MESSAGE_TIMEOUT_MS,
     instanceName,
     MAX_MESSAGE_TIMEOUT_MS,
-    sendToInstance,
 } from '../src/messaging/messaging';
+import { sendToBounded } from '../src/messaging/history';
 
 export default defineCommand({
     name: 'sendTo',
@@ -33,6 +33,6 @@ export default defineCommand({
         const name = instanceName(adapterInstance);
         await assertInstanceAlive(ctx, name);
         await assertMessageAllowed(ctx, name, command, message);
-        return (await sendToInstance(ctx, name, command, message, timeout)) ?? null;
+        return (await sendToBounded(ctx, name, command, message, timeout)) ?? null;
     },
 });

@@ -60,6 +60,22 @@ t.test('/v1/getHistory: a count above 100,000 answers as 4.0.2 when the values f
     t.equal(body.status, 422, 'limit too, in a POST body');
 });
 
+t.test('the getHistory command and sendTo getHistory are bounded alike', async t => {
+    const options = { start: DAY, end: DAY + DAY_MS - 1, aggregate: 'none', count: 150000 };
+    const command = await get(`/v1/command/getHistory?id=${HUGE}&options=${encodeURIComponent(JSON.stringify(options))}`);
+    t.equal(command.status, 422, command.text.slice(0, 300));
+    t.match(command.json?.error, /at most 100,000 values/);
+    const fits = await get(`/v1/command/getHistory?id=${IDS[0]}&options=${encodeURIComponent(JSON.stringify({ ...options, count: 200000 }))}`);
+    t.equal(fits.status, 200, fits.text.slice(0, 300));
+    t.equal(fits.json?.results?.[0]?.length, PER_DAY, 'every value of the day, as 4.0.2 answered');
+    const sendTo = await dense.iob.request('/v1/sendto/history.0', { method: 'POST', headers: AUTH, body: { message: 'getHistory', data: { id: HUGE, options } } });
+    t.equal(sendTo.status, 422, sendTo.text.slice(0, 300));
+    t.match(sendTo.json?.error, /at most 100,000 values/);
+    const small = await dense.iob.request('/v1/sendto/history.0', { method: 'POST', headers: AUTH, body: { message: 'getHistory', data: { id: HUGE, options: { ...options, count: 5 } } } });
+    t.equal(small.status, 200, small.text.slice(0, 300));
+    t.equal(small.json?.result?.length, 5, 'a count within the bound goes as it is');
+});
+
 t.test('onchange: the values in range, and at start and end the value before and after them, as history adds them', async t => {
     const start = DAY + 2 * HOUR + 1;
     const end = start + 10_000;

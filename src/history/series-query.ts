@@ -9,11 +9,12 @@ import { isTrueFlag } from '../http/query';
 import { PERIODS, type Period } from './calendar';
 import { STATS, type Stat } from './statistics';
 import { knownZone, parseTime, systemZone } from './times';
+import { MAX_ANSWER_VALUES } from '../messaging/history';
 
 /** Ids per request. */
 export const MAX_IDS = 100;
 /** Values per id in a JSON answer, and steps or buckets per id of an aligned or statistics answer. */
-export const MAX_POINTS = 100_000;
+export const MAX_POINTS = MAX_ANSWER_VALUES;
 /** Values (or steps, or buckets) of all ids of one answer that is held whole: its memory. */
 export const MAX_VALUES = 1_000_000;
 /** getHistory calls one request may make: ids × days of a raw CSV or statistics (ten ids over ten years). */

@@ -2,7 +2,7 @@ import { HttpError, type ParamProblem } from '../http/http-error';
 import { paramsError } from '../http/parse-params';
 import { isTrueFlag } from '../http/query';
 import type { Config } from '../instance/config';
-import { assertInstanceAlive, instanceName, sendToInstance, type Messenger } from './messaging';
+import { assertInstanceAlive, instanceName, keepsHistory, sendToInstance, type Messenger } from './messaging';
 
 /** What a history request needs: the caller, and the configured default history instance. */
 interface HistoryCaller extends Messenger {
@@ -38,8 +38,80 @@ export interface HistoryAnswer {
     error?: string;
 }
 
-/** Asks the history instance for values of one state; the caller must be allowed to read that state. */
+/** Values of one id in one answer held whole, as `/v1/history` bounds a JSON answer of one id. */
+export const MAX_ANSWER_VALUES = 100_000;
+
+/**
+ * A count or limit above MAX_ANSWER_VALUES is asked as one more than it: an answer that fits is the one
+ * 4.0.2 gave (a script's count=1000000 meaning "all"), one that does not is a 422 instead of being held.
+ */
+function bounded(options: Record<string, unknown>): { options: Record<string, unknown>; clamped: boolean } {
+    let clamped = false;
+    const within = { ...options };
+    for (const key of ['count', 'limit'] as const) {
+        if (typeof within[key] === 'number' && within[key] > MAX_ANSWER_VALUES) {
+            within[key] = MAX_ANSWER_VALUES + 1;
+            clamped = true;
+        }
+    }
+    return { options: within, clamped };
+}
+
+/**
+ * Asks the history instance for values of one state; the caller must be allowed to read that state.
+ * A count or limit over MAX_ANSWER_VALUES holds at most that many (422 beyond).
+ */
 export async function readHistory(
+    ctx: HistoryCaller,
+    id: string,
+    asked: Record<string, unknown>,
+    context: Record<string, unknown> = {},
+): Promise<HistoryAnswer> {
+    const { options, clamped } = bounded(asked);
+    const answer = await askHistory(ctx, id, options, context);
+    assertWithinBound(answer, clamped, asked, { ...context, id });
+    return answer;
+}
+
+function assertWithinBound(
+    answer: unknown,
+    clamped: boolean,
+    asked: Record<string, unknown>,
+    context: Record<string, unknown>,
+): void {
+    const result = (answer as HistoryAnswer | null | undefined)?.result;
+    if (clamped && Array.isArray(result) && result.length > MAX_ANSWER_VALUES) {
+        throw new HttpError(
+            'INVALID_PARAMS',
+            `at most ${MAX_ANSWER_VALUES.toLocaleString('en')} values per answer (asked: ${String(asked.count ?? asked.limit)}): narrow the range or use an aggregate`,
+            { context: { ...context, limit: MAX_ANSWER_VALUES } },
+        );
+    }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+    !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** A message through sendTo: a getHistory to a history instance is bounded as readHistory is, anything else goes as it is. */
+export async function sendToBounded(
+    ctx: Messenger,
+    instance: string,
+    command: string,
+    message: unknown,
+    timeoutMs: number,
+): Promise<unknown> {
+    const asked =
+        command === 'getHistory' && isRecord(message) && isRecord(message.options) ? message.options : undefined;
+    if (!asked || !(await keepsHistory(ctx, instance))) {
+        return sendToInstance(ctx, instance, command, message, timeoutMs);
+    }
+    const { options, clamped } = bounded(asked);
+    const reply = await sendToInstance(ctx, instance, command, { ...(message as object), options }, timeoutMs);
+    assertWithinBound(reply, clamped, asked, { instance });
+    return reply;
+}
+
+async function askHistory(
     ctx: HistoryCaller,
     id: string,
     options: Record<string, unknown>,

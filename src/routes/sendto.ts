@@ -7,8 +7,8 @@ import {
     DEFAULT_MESSAGE_TIMEOUT_MS,
     instanceName,
     MAX_MESSAGE_TIMEOUT_MS,
-    sendToInstance,
 } from '../messaging/messaging';
+import { sendToBounded } from '../messaging/history';
 import { paramsError } from '../http/parse-params';
 import { isTrueFlag } from '../http/query';
 import { MAX_JSON_DEPTH, tooDeep } from '../http/read-body';
@@ -75,7 +75,7 @@ async function ask(ctx: RequestContext, instance: string, request: SendToRequest
         MAX_MESSAGE_TIMEOUT_MS,
     );
     try {
-        return await sendToInstance(ctx, instance, String(request.message), request.data, timeout);
+        return await sendToBounded(ctx, instance, String(request.message), request.data, timeout);
     } catch (err) {
         if (err instanceof HttpError && err.code === 'TIMEOUT') {
             throw new HttpError('TIMEOUT_408', 'timeout');
