@@ -92,3 +92,24 @@ t.test('onchange: the values in range, and at start and end the value before and
     const without = await get(`/v1/history?ids=${IDS[1]}&start=${start}&end=${end}&aggregate=onchange&removeBorderValues=true`);
     t.same(without.json[IDS[1]], expected.slice(1, -1), 'removeBorderValues: only the values in range');
 });
+
+t.test('CSV with onchange: every value in range of 25 dense ids, with the values at start and end', async t => {
+    const start = DAY + 2 * HOUR + 1;
+    const end = start + HOUR;
+    const first = Math.ceil((start - DAY) / STEP);
+    const last = Math.floor((end - DAY) / STEP);
+    const res = await get(`/v1/history?ids=${IDS.join(',')}&start=${start}&end=${end}&aggregate=onchange&format=csv&layout=long`);
+    t.equal(res.status, 200, res.text.slice(0, 300));
+    const rows = res.text.trim().split(/\r?\n/).slice(1).map(line => line.split(/[;,]/));
+    for (const [index, id] of [[1, IDS[1]], [24, IDS[24]]] as const) {
+        const own = rows.filter(row => row[0] === id);
+        const expected = [
+            [start, valueOf(index, first - 1)],
+            ...Array.from({ length: last - first + 1 }, (_, i) => [DAY + (first + i) * STEP, valueOf(index, first + i)]),
+            [end, valueOf(index, last + 1)],
+        ];
+        t.same(own.map(row => [Number(row[1]), Number(row[3])]), expected, `${id}: the ${expected.length - 2} values of the hour and the two at its edges`);
+    }
+    const without = await get(`/v1/history?ids=${IDS[1]}&start=${start}&end=${end}&aggregate=onchange&removeBorderValues=true&format=csv&layout=long`);
+    t.equal(without.text.trim().split(/\r?\n/).length - 1, last - first + 1, 'removeBorderValues: only the values in range');
+});

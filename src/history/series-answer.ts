@@ -17,7 +17,7 @@ type Column = unknown[] | Failure;
 
 /**
  * One getHistory call per id: `{ "<id>": [{ts, val, ...}] }`, a failed id `{error, status}` in place of
- * its values. For aggregates, and CSV with onchange; raw JSON is read in windows (raw-json.ts).
+ * its values. For aggregates; raw values (onchange too) are read in windows (spans.ts, raw-json.ts).
  */
 async function rawValues(reader: SeriesReader, q: SeriesQuery): Promise<Map<string, Point[] | Failure>> {
     // raw values only: for an aggregate, count is its number of intervals (the instance's default: 500)
@@ -200,12 +200,22 @@ const succeeded = (byId: Map<string, Point[] | Failure>): Map<string, Point[]> =
  *
  * @yields {string} CSV text
  */
-async function* rawCsv(q: SeriesQuery, first: Span, rest: AsyncGenerator<Span>): AsyncGenerator<string> {
+async function* rawCsv(
+    q: SeriesQuery,
+    first: Span,
+    rest: AsyncGenerator<Span>,
+    borders?: Borders,
+): AsyncGenerator<string> {
     yield header(q, q.ids);
+    borders?.seen(first.byId);
     yield* rawRowChunks(q, first.byId, q.layout);
     // a failure now cannot be told in the headers any more: it breaks the answer (reader.abort)
     for await (const span of rest) {
+        borders?.seen(span.byId);
         yield* rawRowChunks(q, span.byId, q.layout);
+    }
+    if (borders) {
+        yield* rawRowChunks(q, await borders.tails(), q.layout);
     }
 }
 
@@ -286,13 +296,71 @@ export async function csvAnswer(reader: SeriesReader, q: SeriesQuery): Promise<C
             chunks: q.layout === 'long' ? longTableCsv(q, ts, columns) : tableCsv(q, ts, columns),
         };
     }
-    if (q.options.aggregate !== undefined && q.options.aggregate !== 'none') {
+    const raw = q.options.aggregate === undefined || q.options.aggregate === 'none';
+    if (!raw && q.options.aggregate !== 'onchange') {
         const byId = await rawValues(reader, q);
         return { failures: failuresOf(byId), chunks: aggregateCsv(q, succeeded(byId)) };
     }
+    // onchange too: read whole per id, history keeps a dense day file's newest values before the range
     const spans = new SpanReader(reader, HELD_VALUES, true);
     const windows = spans.spans(q.ids, q.start, q.end + 1);
     const first = await windows.next();
     const firstSpan = first.done ? { from: q.start, to: q.end + 1, byId: new Map<string, Point[]>() } : first.value;
-    return { failures: Object.fromEntries(spans.failures), chunks: rawCsv(q, firstSpan, windows) };
+    const borders = !raw && q.options.removeBorderValues !== true ? new Borders(reader, q) : undefined;
+    await borders?.addHeads(firstSpan.byId, spans.failures);
+    return { failures: Object.fromEntries(spans.failures), chunks: rawCsv(q, firstSpan, windows, borders) };
+}
+
+/**
+ * The values onchange adds at the edges, as history adds them: at start the last value before it (else
+ * null) where an id has none at start, at end the first value after it where the id's last is earlier.
+ */
+class Borders {
+    private readonly lastTs = new Map<string, number>();
+
+    constructor(
+        private readonly reader: SeriesReader,
+        private readonly q: SeriesQuery,
+    ) {}
+
+    /** Puts the value at start in front of each id's values of the first window. */
+    async addHeads(byId: Map<string, Point[]>, failed: Map<string, Failure>): Promise<void> {
+        const done = await this.reader.each(
+            this.q.ids.filter(id => !failed.has(id)),
+            async id => {
+                const points = byId.get(id) ?? [];
+                if (points[0]?.ts !== this.q.start) {
+                    const before = await this.reader.before(id, this.q.start, 1);
+                    byId.set(id, [{ ts: this.q.start, val: before?.val ?? null }, ...points]);
+                }
+                return undefined;
+            },
+        );
+        for (const [id, result] of done) {
+            if (isFailure(result)) {
+                failed.set(id, result);
+                byId.delete(id);
+            }
+        }
+    }
+
+    seen(byId: Map<string, Point[]>): void {
+        for (const [id, points] of byId) {
+            if (points.length) {
+                this.lastTs.set(id, points[points.length - 1].ts);
+            }
+        }
+    }
+
+    /** The value at end of each id whose last value is earlier. */
+    async tails(): Promise<Map<string, Point[]>> {
+        const tails = new Map<string, Point[]>();
+        for (const [id, ts] of this.lastTs) {
+            if (ts < this.q.end) {
+                const after = await this.reader.after(id, this.q.end, 1);
+                tails.set(id, [{ ts: this.q.end, val: after?.val ?? null }]);
+            }
+        }
+        return tails;
+    }
 }
