@@ -7,33 +7,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { CONTROLLER_DIR, PROJECT_ROOT, runCli, startStorage, type Storage } from '../../scripts/embedded-storage';
 import { stopProcess } from '../../scripts/stop-process';
-import { freePort } from './ports';
+import { freePort, listeningOn } from './ports';
 import { copySeed, ensureSeed } from './seed';
-
-/** Resolves once something listens on the loopback `port`; throws once `proc` ended or after a minute. */
-async function listening(port: number, proc: ChildProcess): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-        const open = await new Promise<boolean>(resolve => {
-            const socket = connect(port, '127.0.0.1', () => {
-                socket.destroy();
-                resolve(true);
-            });
-            socket.on('error', () => resolve(false));
-        });
-        if (open) {
-            return;
-        }
-        if (proc.exitCode !== null || Date.now() > deadline) {
-            throw new Error(`nothing listens on port ${port}`);
-        }
-        await new Promise(r => setTimeout(r, 100));
-    }
-}
 
 export interface Controller {
     /** Clients of the controller's databases. */
@@ -81,8 +59,8 @@ export async function startController(
     let storage: Storage;
     try {
         // a client that finds no server yet gives up instead of retrying
-        await listening(ports.objectsPort, proc);
-        await listening(ports.statesPort, proc);
+        await listeningOn(ports.objectsPort, proc);
+        await listeningOn(ports.statesPort, proc);
         storage = await startStorage({ ...ports, serversElsewhere: true });
     } catch (err) {
         await stopProcess(proc, 'SIGTERM', 30_000);

@@ -17,11 +17,10 @@ import {
     writeFileSync,
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../scripts/embedded-storage';
-import { freePort } from './ports';
+import { freePort, listeningOn } from './ports';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { cacheKey } = require('../../../scripts/cache-key.js') as { cacheKey: (...parts: unknown[]) => string };
@@ -87,27 +86,6 @@ export function run(
             resolve({ code, output });
         });
     });
-}
-
-/** Resolves once something listens on the loopback `port`; throws once `proc` ended or after a minute. */
-async function listening(port: number, proc: ChildProcess, output: () => string): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-        const open = await new Promise<boolean>(resolve => {
-            const socket = connect(port, '127.0.0.1', () => {
-                socket.destroy();
-                resolve(true);
-            });
-            socket.on('error', () => resolve(false));
-        });
-        if (open) {
-            return;
-        }
-        if (proc.exitCode !== null || Date.now() > deadline) {
-            throw new Error(`js-controller does not serve its DB on port ${port}:\n${output().slice(-3000)}`);
-        }
-        await new Promise(resolve => setTimeout(resolve, 200));
-    }
 }
 
 function killGroup(child: ChildProcess): void {
@@ -232,8 +210,8 @@ export async function layOutHost(packages: string): Promise<Host> {
             controller.stdout!.on('data', d => (output += d));
             controller.stderr!.on('data', d => (output += d));
             // a client that finds no server yet gives up instead of retrying
-            await listening(host.ports.objects, controller, () => output);
-            await listening(host.ports.states, controller, () => output);
+            await listeningOn(host.ports.objects, controller, () => `js-controller does not serve its DB on port ${host.ports.objects}:\n${output.slice(-3000)}`);
+            await listeningOn(host.ports.states, controller, () => `js-controller does not serve its DB on port ${host.ports.states}:\n${output.slice(-3000)}`);
         },
         log() {
             const dir = join(root, 'log');
