@@ -1,6 +1,7 @@
 import type { ChangeFeed } from '../storage/change-feed';
 import type { StoragePort } from '../storage/port';
-import { detectDevices, type DeviceSnapshot } from './device-detection';
+import type { DeviceRole, DeviceSource } from '../events/device-events';
+import { detectDevices, type DetectedDevice, type DeviceSnapshot } from './device-detection';
 
 /*
  * The detected devices, kept until an object changes. Detection reads every state, channel, device,
@@ -13,7 +14,25 @@ const VIEWS = ['state', 'channel', 'device', 'folder', 'enum'] as const;
 /** Objects whose change leaves the devices as they are. */
 const IGNORED = /^(system\.(?!config$)|_design\/)/;
 
-export class DeviceCatalog {
+/** How long watchers wait after an object change for more (an adapter creating a device writes many objects). */
+const SETTLE_MS = 100;
+
+/** The states of `devices` by id, each with its device and role (the first role where a state has two). */
+function rolesOf(devices: DetectedDevice[]): Map<string, DeviceRole> {
+    const roles = new Map<string, DeviceRole>();
+    for (const device of devices) {
+        for (const [role, stateId] of Object.entries(device.states)) {
+            if (!roles.has(stateId)) {
+                roles.set(stateId, { device: device.id, role });
+            }
+        }
+    }
+    return roles;
+}
+
+export class DeviceCatalog implements DeviceSource {
+    private readonly watchers = new Set<() => void>();
+    private settleTimer: NodeJS.Timeout | null = null;
     /** Counts object changes; a snapshot is current while it was begun at the latest count. */
     private generation = 0;
     private builtAt = -1;
@@ -39,7 +58,38 @@ export class DeviceCatalog {
         // users, groups, instances and hosts change often and hold no device; system.config holds the language
         if (id === undefined || !IGNORED.test(id)) {
             this.generation++;
+            this.tellWatchers();
         }
+    }
+
+    /** State id → device and role, of a device or of every device of a room or function; null: no such device or enum. */
+    async statesOf(id: string): Promise<Map<string, DeviceRole> | null> {
+        const snapshot = await this.snapshot();
+        const device = snapshot.byId.get(id);
+        if (device) {
+            return rolesOf([device]);
+        }
+        const category = /^enum\.(rooms|functions)\./.exec(id)?.[1] as 'rooms' | 'functions' | undefined;
+        if (!category || !snapshot[category].some(entry => entry.id === id)) {
+            return null;
+        }
+        return rolesOf(snapshot.devices.filter(each => each[category].includes(id)));
+    }
+
+    watch(listener: () => void): () => void {
+        this.watchers.add(listener);
+        return () => this.watchers.delete(listener);
+    }
+
+    private tellWatchers(): void {
+        if (!this.watchers.size || this.settleTimer) {
+            return;
+        }
+        this.settleTimer = setTimeout(() => {
+            this.settleTimer = null;
+            [...this.watchers].forEach(listener => listener());
+        }, SETTLE_MS);
+        this.settleTimer.unref?.();
     }
 
     /** The devices as of now: detected again when an object changed since the last detection. */
