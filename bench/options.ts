@@ -6,8 +6,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-/** The parts `--only` can name; sharing, conditional, floor, polling, scaling, history and heap run only when named. */
-export const PARTS = ['http', 'events', 'listing', 'random', 'large', 'serialize', 'sharing', 'conditional', 'floor', 'polling', 'scaling', 'history', 'heap'] as const;
+/** The parts `--only` can name; sharing, conditional, floor, polling, scaling, history, heap and devices run only when named. */
+export const PARTS = ['http', 'events', 'listing', 'random', 'large', 'serialize', 'sharing', 'conditional', 'floor', 'polling', 'scaling', 'history', 'heap', 'devices'] as const;
 export type Part = (typeof PARTS)[number];
 
 /** The published release `--compare` measures when it names none. */
@@ -53,7 +53,7 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [flags]   (or: node build/bench/run.js [flags])
 
   --only <part>             run one part: ${PARTS.join(', ')}
-                            (sharing, conditional, floor, polling, scaling, history and heap run only when named; with --compare,
+                            (sharing, conditional, floor, polling, scaling, history, heap and devices run only when named; with --compare,
                             random and scaling run beside that release, the other parts are replaced by the compare run)
   --compare [version]       side by side with the published release (default ${DEFAULT_COMPARE_VERSION}); a run of its own
   --conditional             add the conditional part to the run (as --only conditional does alone)

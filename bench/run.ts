@@ -14,6 +14,7 @@ import { startRuntime, stopLeftovers, type BenchRuntime, type OursOptions } from
 import { measureHttp, startBare, VALUE_ID } from './http';
 import { measureLargeInstall } from './large-install';
 import { measureLimitedListing } from './listing-acl';
+import { measureDevices } from './devices';
 import { measureRandomReads } from './random-reads';
 import { measureSerializers } from './serialize';
 import { measureSharing } from './sharing';
@@ -206,6 +207,11 @@ async function measure(rt: BenchRuntime, bareUrl: string, options: BenchOptions,
         result.heap = await measureHeapLimits(rt, seconds ?? 5, rounds ?? 2, options.nodeFlags);
         console.table(result.heap);
         return;
+    }
+    if (only === 'devices') {
+        // on request only: a runtime of its own with 1,000 detected devices beside 10,000 plain states
+        result.devices = await measureDevices(oursOptions(options));
+        console.table([result.devices]);
     }
     if (only === 'sharing') {
         // on request only: it starts two Redis clusters of its own

@@ -129,6 +129,7 @@ export function createServices(options: ServiceOptions): { services: AppServices
     const devices = new DeviceCatalog(storage, base.feed, health.cachesUsable);
     learnOwnWrites(storage, caches);
     const rights = createRights(base, sharing, caches);
+    rights.access.useDevices(devices);
     forgetOnOutage(link, sharing.peers, rights, caches);
     // changes missed during an outage: detect again
     link?.on('change', () => devices.changed());

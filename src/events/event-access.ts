@@ -2,6 +2,7 @@ import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } fro
 import { narrowObject } from '../access/scope';
 import { aliasSource } from '../access/read-checks';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../storage/change-feed';
+import type { DeviceAwareSource, DeviceSource } from './device-events';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
 export interface EventSource {
@@ -34,6 +35,9 @@ const MAX_CACHED_ACLS = 10_000;
 export class EventAccess {
     private readonly objectAcls = new Map<string, Promise<Guard>>();
     private watching: Promise<unknown> | null = null;
+    /** The detected devices, for device subscriptions (src/events/device-events.ts). */
+    private devices?: DeviceSource;
+    private adminSource: DeviceAwareSource;
 
     constructor(
         private readonly feed: ChangeFeed,
@@ -41,14 +45,25 @@ export class EventAccess {
         private readonly loadObject: (id: string) => Promise<{ acl?: ObjectAcl; common?: unknown } | null | undefined>,
         /** onlyAllowWhenUserIsOwner: the same owner-only rule as single reads. */
         private readonly ownerOnly = false,
-    ) {}
+    ) {
+        this.adminSource = feed;
+    }
+
+    /** Lets subscriptions follow devices; each state of a device then passes the same check as a state subscription. */
+    useDevices(devices: DeviceSource): void {
+        this.devices = devices;
+        this.adminSource = { listen: (kind, pattern, listener) => this.feed.listen(kind, pattern, listener), devices };
+    }
 
     /** The administrator sees everything, without any per-event cost (through a token, its scope applies). */
-    sourceFor = (owner: string): EventSource => {
+    sourceFor = (owner: string): DeviceAwareSource => {
         if (owner === ADMIN_USER) {
-            return this.feed;
+            return this.adminSource;
         }
-        return { listen: (kind, pattern, listener) => this.listenAs(owner, kind, pattern, listener) };
+        return {
+            listen: (kind, pattern, listener) => this.listenAs(owner, kind, pattern, listener),
+            devices: this.devices,
+        };
     };
 
     /** Whether `owner` may receive this event now (a replayed one: rights may have changed since it happened). */

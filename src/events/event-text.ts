@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EventBody } from './hub';
 
 /** The JSON text of an event, by the value object it carries: one write reaches every subscriber with the same object. */
-const texts = new WeakMap<object, { id: string; text: string; digest?: string }>();
+const texts = new WeakMap<object, { id: string; device?: string; text: string; digest?: string }>();
 
 /**
  * An event as JSON text, serialised once per change however many sessions, hooks and streams it goes
@@ -13,12 +13,14 @@ export function eventText(event: EventBody): string {
     if (!value) {
         return JSON.stringify(event);
     }
+    // a device subscription's event carries the same state with its device and role
+    const device = 'device' in event ? event.device : undefined;
     const known = texts.get(value);
-    if (known && known.id === event.id) {
+    if (known && known.id === event.id && known.device === device) {
         return known.text;
     }
     const text = JSON.stringify(event);
-    texts.set(value, { id: event.id, text });
+    texts.set(value, { id: event.id, device, text });
     return text;
 }
 

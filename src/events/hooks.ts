@@ -1,11 +1,10 @@
-import type { ChangeKind } from '../storage/change-feed';
 import { BoundedQueue } from './bounded-queue';
 import { EventStats } from './event-stats';
 import { eventDigest, payloadText, textDigest } from './event-text';
 import type { EventSource } from './event-access';
 import type { TargetPolicy } from '../messaging/target-guard';
 import { deliver, type HookMethod } from './hook-delivery';
-import { SubscriptionSet, type EventBody, type Filter, type Sink } from './hub';
+import { SubscriptionSet, type EventBody, type Filter, type Sink, type SubscriptionKind } from './hub';
 import type { Timers } from '../instance/timers';
 
 const MAX_QUEUE = 1000;
@@ -237,7 +236,7 @@ export interface StoredHook {
     url: string;
     method: HookMethod;
     secret?: string;
-    subscriptions: Array<{ kind: ChangeKind; pattern: string; filter: Filter }>;
+    subscriptions: Array<{ kind: SubscriptionKind; pattern: string; filter: Filter }>;
     /** When the record last changed (ms; newer wins over other instances' records of the same hook). */
     at?: number;
     /** The instance that delivers while it lives; missing in lists of earlier versions: the list's instance. */

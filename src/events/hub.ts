@@ -1,9 +1,18 @@
 import { HttpError } from '../http/http-error';
 import type { ChangeKind } from '../storage/change-feed';
 import type { EventSource } from './event-access';
+import { subscribeDevice } from './device-events';
 
-/** The event bodies of 4.0.2: `{id, state}` for states, `{id, obj}` for objects (null on deletion). */
-export type EventBody = { id: string; state: ioBroker.State | null } | { id: string; obj: ioBroker.Object | null };
+/**
+ * The event bodies of 4.0.2: `{id, state}` for states, `{id, obj}` for objects (null on deletion);
+ * a device subscription's state events also name the device and the state's role in it.
+ */
+export type EventBody =
+    | { id: string; state: ioBroker.State | null; device?: string; role?: string }
+    | { id: string; obj: ioBroker.Object | null };
+
+/** What a subscription follows: states or objects by pattern, or the states of a device, room or function. */
+export type SubscriptionKind = ChangeKind | 'device';
 
 export interface Filter {
     /** Only changed values. */
@@ -48,7 +57,7 @@ export class Subscription {
     release: () => Promise<void> = releaseNothing;
 
     constructor(
-        readonly kind: ChangeKind,
+        readonly kind: SubscriptionKind,
         readonly pattern: string,
         readonly filter: Filter,
         private readonly sink: Sink,
@@ -97,10 +106,13 @@ export class Subscription {
 export async function subscribe(
     feed: EventSource,
     sink: Sink,
-    kind: ChangeKind,
+    kind: SubscriptionKind,
     pattern: string,
     filter: Filter,
 ): Promise<Subscription> {
+    if (kind === 'device') {
+        return subscribeDevice(feed, sink, pattern, filter);
+    }
     const subscription = new Subscription(kind, pattern, filter, sink);
     subscription.release = await feed.listen(kind, pattern, (id, value) => subscription.offer(id, value));
     return subscription;
@@ -137,7 +149,7 @@ export class SubscriptionSet {
     ) {}
 
     /** `param`: the request parameter that named `pattern`, for the 422 beyond MAX_PATTERNS. */
-    async add(kind: ChangeKind, pattern: string, filter: Filter, param = 'pattern'): Promise<Subscription> {
+    async add(kind: SubscriptionKind, pattern: string, filter: Filter, param = 'pattern'): Promise<Subscription> {
         const key = `${kind}:${pattern}`;
         if (!this.subs.has(key) && this.subs.size + this.adding >= MAX_PATTERNS) {
             throw tooManyPatterns([param]);
@@ -156,7 +168,7 @@ export class SubscriptionSet {
     }
 
     /** Without a pattern: everything of that kind. */
-    async remove(kind: ChangeKind, pattern?: string): Promise<void> {
+    async remove(kind: SubscriptionKind, pattern?: string): Promise<void> {
         for (const [key, sub] of [...this.subs]) {
             if (sub.kind === kind && (pattern === undefined || sub.pattern === pattern)) {
                 this.subs.delete(key);
@@ -165,11 +177,11 @@ export class SubscriptionSet {
         }
     }
 
-    list(): Array<{ kind: ChangeKind; pattern: string; filter: Filter }> {
+    list(): Array<{ kind: SubscriptionKind; pattern: string; filter: Filter }> {
         return [...this.subs.values()].map(({ kind, pattern, filter }) => ({ kind, pattern, filter }));
     }
 
-    patterns(kind: ChangeKind): string[] {
+    patterns(kind: SubscriptionKind): string[] {
         return [...this.subs.values()].filter(s => s.kind === kind).map(s => s.pattern);
     }
 

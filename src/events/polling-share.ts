@@ -9,7 +9,7 @@
  * Alone, an instance does none of this: no database write per poll.
  */
 import { createHash } from 'node:crypto';
-import type { ChangeFeed, ChangeKind } from '../storage/change-feed';
+import type { ChangeFeed } from '../storage/change-feed';
 import {
     answerIdentities,
     reportsLoss,
@@ -19,7 +19,7 @@ import {
     type PollingSession,
     type PollingShare,
 } from './polling';
-import type { Filter } from './hub';
+import type { Filter, SubscriptionKind } from './hub';
 import type { Peers } from '../storage/peers';
 import type { StoragePort } from '../storage/port';
 import { warnOnFailure } from '../instance/warn-on-failure';
@@ -27,7 +27,7 @@ import { adminJsonState } from '../storage/admin-json-state';
 import { deadline, type Timers } from '../instance/timers';
 
 interface SubscriptionSpec {
-    kind: ChangeKind;
+    kind: SubscriptionKind;
     pattern: string;
     filter: Filter;
 }
@@ -65,7 +65,7 @@ function isSpec(value: unknown): value is SubscriptionSpec {
     const spec = value as SubscriptionSpec;
     return (
         !!spec &&
-        (spec.kind === 'state' || spec.kind === 'object') &&
+        (spec.kind === 'state' || spec.kind === 'object' || spec.kind === 'device') &&
         typeof spec.pattern === 'string' &&
         !!spec.filter &&
         typeof spec.filter === 'object'

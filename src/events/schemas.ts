@@ -4,7 +4,17 @@ const anyObject = Type.Union([Type.Object({}, { additionalProperties: true }), T
 
 /** The event bodies every channel (long polling, URL hooks, server-sent events) carries. */
 export const EVENT_BODY = Type.Union([
-    Type.Object({ id: Type.String(), state: anyObject }, { description: 'A state changed (null: deleted)' }),
+    Type.Object(
+        {
+            id: Type.String(),
+            state: anyObject,
+            device: Type.Optional(Type.String({ description: 'Device subscriptions only: the device of the state' })),
+            role: Type.Optional(
+                Type.String({ description: 'Device subscriptions only: its role there (SET, ACTUAL, ...)' }),
+            ),
+        },
+        { description: 'A state changed (null: deleted)' },
+    ),
     Type.Object({ id: Type.String(), obj: anyObject }, { description: 'An object changed (null: deleted)' }),
     Type.Object(
         { overflow: Type.Literal(true), dropped: Type.Optional(Type.Integer()) },

@@ -17,6 +17,8 @@ const MAX_REPLAY_BYTES = 256 * 1024;
 export interface EventPatterns {
     states: string[];
     objects: string[];
+    /** Devices, rooms and functions (enum ids) whose states' changes the stream carries with device and role. */
+    devices?: string[];
 }
 
 /** One open response. Frames wait in `pending` until send() hands over the writer. */
@@ -134,9 +136,12 @@ export class SseChannel implements Sink {
         );
     }
 
-    async subscribe({ states, objects }: EventPatterns): Promise<void> {
+    async subscribe({ states, objects, devices = [] }: EventPatterns): Promise<void> {
         for (const pattern of states) {
             await this.subscriptions.add('state', pattern, {});
+        }
+        for (const id of devices) {
+            await this.subscriptions.add('device', id, {});
         }
         for (const pattern of objects) {
             await this.subscriptions.add('object', pattern, {});

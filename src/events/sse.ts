@@ -56,8 +56,8 @@ function eventTime(event: EventBody): number {
 /** How long a resume waits for the log of a live channel elsewhere to catch up (it writes every half second). */
 const LOG_SETTLE_MS = 600;
 
-function channelKey(user: string, { states, objects }: EventPatterns): string {
-    return [user, states.join(','), objects.join(',')].join('\u0000');
+function channelKey(user: string, { states, objects, devices = [] }: EventPatterns): string {
+    return [user, states.join(','), objects.join(','), devices.join(',')].join('\u0000');
 }
 
 /** Every server-sent event stream of this instance: channels by user and patterns, within fixed limits. */

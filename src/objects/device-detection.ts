@@ -33,7 +33,20 @@ export interface DeviceSnapshot {
     objects: Record<string, ioBroker.Object>;
     /** system.config's language, the default of `lang`. */
     language: string;
+    /** What the next detection reuses (detectDevices' `previous`). */
+    memo: DetectionMemo;
 }
+
+/** Each root's controls as type-detector found them, and the subtree its detection read beyond the root. */
+export interface DetectionMemo {
+    roots: Map<string, { controls: PatternControl[]; scope: string }>;
+}
+
+/** How many roots type-detector was run on, for tests and the bench: what an object change costs. */
+export const detectionCount = { roots: 0 };
+
+/** More changed ids than this detect everything anew: checking each root against each id would cost more. */
+const MAX_CHANGED = 500;
 
 /** Every device type except the lone indicators (`info`: only UNREACH, LOWBAT, ...), which are parts of others. */
 export const DEVICE_TYPES: string[] = Object.values(Types).filter(type => type !== Types.info);
@@ -119,12 +132,16 @@ function holderOf(objects: Record<string, ioBroker.Object>, id: string): string 
  * indicators: UNREACH, LOWBAT of a device's channel 0 serve each of its channels) are the root's own: a
  * parent made a channel, by a user who may create objects, must not take over the devices below it.
  */
-function controlsAt(detector: ChannelDetector, options: DetectOptions, claimed: Set<string>): PatternControl[] {
-    const found = detector.detect(options) ?? [];
+function unclaimed(
+    found: PatternControl[],
+    claimed: Set<string>,
+    objects: Record<string, ioBroker.Object>,
+    root: string,
+): PatternControl[] {
     const kept: PatternControl[] = [];
     for (const control of found) {
         const ids = control.states.filter(state => state.id && !state.indicator).map(state => state.id);
-        const own = ids.every(id => id === options.id || holderOf(options.objects, id) === options.id);
+        const own = ids.every(id => id === root || holderOf(objects, id) === root);
         if (ids.length && own && !ids.some(id => claimed.has(id))) {
             ids.forEach(id => claimed.add(id));
             kept.push(control);
@@ -147,36 +164,119 @@ function deviceOf(control: PatternControl, root: string, first: boolean): Omit<D
     return { id: first ? root : (main?.id ?? root), root, type: control.type, states };
 }
 
-/** Every device in `objects` (id → object of the states, channels, devices, folders and enums). */
-export function detectDevices(objects: Record<string, ioBroker.Object>, language: string): DeviceSnapshot {
+/**
+ * The ancestor (up to three levels up) whose states type-detector may take as indicators of a device
+ * at `root` (its findParentChannelOrDevice): the highest channel or device there, else the root.
+ */
+function scopeOf(objects: Record<string, ioBroker.Object>, root: string): string {
+    let scope = root;
+    let at = root;
+    for (let up = 0; up < 3 && at.includes('.'); up++) {
+        at = parentOf(at);
+        const type = objects[at]?.type;
+        if (type === 'channel' || type === 'device') {
+            scope = at;
+        }
+    }
+    return scope;
+}
+
+/** Whether a change of `changed` can change what was read at `at`: the object itself, one below it or above it. */
+function touches(changed: string, at: string): boolean {
+    return changed === at || changed.startsWith(`${at}.`) || at.startsWith(`${changed}.`);
+}
+
+/**
+ * The changed ids plus the members a function enum among them gained or lost (type-detector reads
+ * function enums; rooms change which lone states are roots and which enums hold a device, both of
+ * which every detection works out anew without type-detector).
+ */
+function withMembers(
+    changed: Set<string>,
+    before: Record<string, ioBroker.Object>,
+    after: Record<string, ioBroker.Object>,
+): string[] {
+    const all = new Set(changed);
+    for (const id of changed) {
+        if (id.startsWith('enum.functions.')) {
+            const old = new Set(before[id] ? membersOf({ id, obj: before[id] }) : []);
+            const now = new Set(after[id] ? membersOf({ id, obj: after[id] }) : []);
+            [...old].filter(m => !now.has(m)).forEach(m => all.add(m));
+            [...now].filter(m => !old.has(m)).forEach(m => all.add(m));
+        }
+    }
+    return [...all];
+}
+
+/** Another detection's results for the roots no change touches; null: detect every root. */
+type Reusable = (root: string, scope: string) => PatternControl[] | null;
+
+function reusable(objects: Record<string, ioBroker.Object>, previous?: Previous): Reusable {
+    if (!previous || previous.changed.size > MAX_CHANGED) {
+        return () => null;
+    }
+    const changed = withMembers(previous.changed, previous.snapshot.objects, objects);
+    const { roots } = previous.snapshot.memo;
+    return (root, scope) => {
+        const memo = roots.get(root);
+        if (!memo || changed.some(id => touches(id, root) || touches(id, scope) || touches(id, memo.scope))) {
+            return null;
+        }
+        return memo.controls;
+    };
+}
+
+/** The detection before, and the ids of the objects changed since. */
+export interface Previous {
+    snapshot: DeviceSnapshot;
+    changed: Set<string>;
+}
+
+/**
+ * Every device in `objects` (id → object of the states, channels, devices, folders and enums). With
+ * `previous`, type-detector runs only on the roots a change touches; the result is the same as without.
+ */
+export function detectDevices(
+    objects: Record<string, ioBroker.Object>,
+    language: string,
+    previous?: Previous,
+): DeviceSnapshot {
     const keys = Object.keys(objects).sort();
     const rooms = enumsOf(objects, keys, 'rooms');
     const functions = enumsOf(objects, keys, 'functions');
     const members = new Set([...rooms, ...functions].flatMap(membersOf));
     // a new detector per run: it caches its results by id forever
     const detector = new ChannelDetector();
+    const reuse = reusable(objects, previous);
+    const memo: DetectionMemo = { roots: new Map() };
     const claimed = new Set<string>();
     const devices: DetectedDevice[] = [];
     const byId = new Map<string, DetectedDevice>();
     for (const root of detectionRoots(objects, keys, members)) {
-        const options: DetectOptions = {
-            objects,
-            id: root,
-            _keysOptional: keys,
-            _keysOptionalSorted: true,
-            _usedIdsOptional: [],
-            ignoreIndicators: ['UNREACH_STICKY'],
-            excludedTypes: [Types.info],
-        };
-        controlsAt(detector, options, claimed).forEach((control, index) => {
-            const found = deviceOf(control, root, index === 0);
-            if (byId.has(found.id)) {
-                return;
+        const scope = scopeOf(objects, root);
+        let found = reuse(root, scope);
+        if (!found) {
+            const options: DetectOptions = {
+                objects,
+                id: root,
+                _keysOptional: keys,
+                _keysOptionalSorted: true,
+                _usedIdsOptional: [],
+                ignoreIndicators: ['UNREACH_STICKY'],
+                excludedTypes: [Types.info],
+            };
+            detectionCount.roots++;
+            found = detector.detect(options) ?? [];
+        }
+        memo.roots.set(root, { controls: found, scope });
+        unclaimed(found, claimed, objects, root).forEach((control, index) => {
+            const device = deviceOf(control, root, index === 0);
+            if (!byId.has(device.id)) {
+                const entry = { ...device, rooms: holding(rooms, device), functions: holding(functions, device) };
+                devices.push(entry);
+                byId.set(entry.id, entry);
             }
-            const device = { ...found, rooms: holding(rooms, found), functions: holding(functions, found) };
-            devices.push(device);
-            byId.set(device.id, device);
         });
     }
-    return { devices, byId, rooms, functions, objects, language };
+    return { devices, byId, rooms, functions, objects, language, memo };
 }

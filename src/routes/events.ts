@@ -8,6 +8,7 @@ import { EVENT_BODY } from '../events/schemas';
 import { defineRoute } from '../routing/route';
 import { Reply } from '../http/send';
 import { changedSince } from '../objects/changed-since';
+import { assertDeviceVisible } from './device-subscribe';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 
@@ -21,7 +22,7 @@ const SSE_HEADERS = {
 
 const STREAM_DESCRIPTION = [
     'A text/event-stream. Each change is one event `id: <n>` with one JSON line `data:`, shown by the schema:',
-    '{"id","state"} for states, {"id","obj"} for objects, the bodies of long polling.',
+    '{"id","state"} for states, {"id","obj"} for objects, {"device","role","id","state"} for the states of `devices`: the bodies of long polling.',
     'Ids are `<origin>.<n>.<time>`: n increases per stream. Reconnect with `Last-Event-ID` (or `lastEventId`) to get what was missed:',
     'exactly, on this or another instance on the same database and after a restart, from a log kept in the states database',
     '(per stream the newest 64 KB and 10 minutes). Beyond that log, or for events the caller may no longer read, an `overflow`',
@@ -42,6 +43,18 @@ function patternList(param: string, text: string | null | undefined): string[] {
     ].sort();
 }
 
+/** Device and enum ids, comma-separated, deduplicated and sorted. */
+function idList(text: string | undefined): string[] {
+    return [
+        ...new Set(
+            (text ?? '')
+                .split(',')
+                .map(id => id.trim())
+                .filter(Boolean),
+        ),
+    ].sort();
+}
+
 /** As sent; an id we never issued gets an overflow event first (src/events/sse-channel.ts). */
 function lastEventId(headers: IncomingHttpHeaders, input: { lastEventId?: string }): string | undefined {
     const raw = headers['last-event-id'] ?? input.lastEventId;
@@ -52,7 +65,8 @@ export const eventStreamRoute = defineRoute({
     method: 'GET',
     path: '/v1/events',
     scoped: 'ids',
-    summary: 'Server-sent events: changes of states and objects matching patterns, resumable with Last-Event-ID',
+    summary:
+        'Server-sent events: changes of states and objects matching patterns, and of devices, resumable with Last-Event-ID',
     tag: 'events',
     permission: { type: 'state', operation: 'read' },
     waits: true,
@@ -65,6 +79,12 @@ export const eventStreamRoute = defineRoute({
         objects: Type.Optional(
             Type.String({
                 description: `Object ids or patterns, comma-separated (needs object read); with pattern at most ${MAX_PATTERNS}`,
+            }),
+        ),
+        devices: Type.Optional(
+            Type.String({
+                description:
+                    'Device ids, room or function enum ids (enum.rooms.*, enum.functions.*), comma-separated: the changes of their states with device and role; they follow the devices as they change',
             }),
         ),
         heartbeat: Type.Optional(
@@ -82,25 +102,27 @@ export const eventStreamRoute = defineRoute({
     responses: {
         200: { description: STREAM_DESCRIPTION, content: { 'text/event-stream': EVENT_BODY } },
     },
-    errors: [429],
+    errors: [404, 429],
     async handler({ input, headers, goneSignal }, ctx) {
         const patterns = {
             states: patternList('pattern', input.pattern),
             objects: patternList('objects', input.objects),
+            devices: idList(input.devices),
         };
-        if (!patterns.states.length && !patterns.objects.length) {
-            throw new HttpError('INVALID_PARAMS', 'pattern or objects is required', {
+        const count = patterns.states.length + patterns.objects.length + patterns.devices.length;
+        if (!count) {
+            throw new HttpError('INVALID_PARAMS', 'pattern, objects or devices is required', {
                 context: {
-                    details: [
-                        { param: 'pattern', problem: 'missing' },
-                        { param: 'objects', problem: 'missing' },
-                    ],
+                    details: ['pattern', 'objects', 'devices'].map(param => ({ param, problem: 'missing' })),
                 },
             });
         }
-        if (patterns.states.length + patterns.objects.length > MAX_PATTERNS) {
+        if (count > MAX_PATTERNS) {
             // the input holds only the parameters given, in the order of the schema
-            throw tooManyPatterns(Object.keys(input).filter(name => name === 'pattern' || name === 'objects'));
+            throw tooManyPatterns(Object.keys(input).filter(name => ['pattern', 'objects', 'devices'].includes(name)));
+        }
+        for (const id of patterns.devices) {
+            await assertDeviceVisible(ctx, id);
         }
         if (patterns.objects.length && !isAllowed(ctx.acl, { type: 'object', operation: 'read' })) {
             throw new HttpError('FORBIDDEN', 'permissionError');

@@ -2,6 +2,7 @@ import type { Config } from '../instance/config';
 import type { Route } from '../routing/route';
 import { listFolderRoute, listTopFolderRoute } from './dir';
 import { docsRoutes } from './docs';
+import { deviceSubscribeRoutes } from './device-subscribe';
 import { listDevicesRoute, listFunctionsRoute, listRoomsRoute, readDeviceRoute, writeDeviceRoute } from './devices';
 import { listEnumsRoute, readEnumRoute } from './enum';
 import { eventStreamRoute } from './events';
@@ -52,6 +53,7 @@ export function restRoutes(config: Config): Route[] {
         writeDeviceRoute,
         listRoomsRoute,
         listFunctionsRoute,
+        ...deviceSubscribeRoutes,
         postHistoryRoute,
         historySeriesRoute,
         postHistorySeriesRoute,

@@ -48,6 +48,29 @@ if (!hasRedis() && !process.env.CI) {
         t.equal((await call(direct(0), listing(url))).status, 404, 'deleted on rest-api.1, gone on rest-api.0');
     });
 
+    t.test('a device created through one instance shows on the other without a restart; its hook gets device events', async t => {
+        const lamp = '0_userdata.0.cluster_lamp';
+        t.equal((await call(direct(1), '/v1/devices')).status, 200, 'rest-api.1 has detected its devices');
+        t.equal((await call(direct(1), `/v1/devices/${lamp}`)).status, 404);
+        const created = await call(direct(0), `/v1/object/${lamp}`, { method: 'POST', body: { type: 'channel', common: { name: 'Cluster lamp' }, native: {} } });
+        t.equal(created.status, 200);
+        const state = { type: 'state', common: { name: 'on', role: 'switch.light', type: 'boolean', read: true, write: true }, native: {} };
+        t.equal((await call(direct(0), `/v1/object/${lamp}.on`, { method: 'POST', body: state })).status, 200);
+        t.ok(await until(async () => (await call(direct(1), `/v1/devices/${lamp}`)).status === 200, 10_000), 'rest-api.1 finds it');
+        t.match((await call(direct(1), `/v1/devices/${lamp}`)).json, { id: lamp, states: { SET: { id: `${lamp}.on` } } });
+
+        const url = `${receiver.url}/device`;
+        t.equal((await call(direct(1), `/v1/devices/${lamp}/subscribe`, { method: 'POST', body: { url } })).status, 200);
+        await sleep(500);
+        t.equal((await call(direct(0), `/v1/state/${lamp}.on`, { method: 'PATCH', body: { val: true } })).status, 200);
+        const delivered = () => receiver.received.filter(r => r.url.endsWith('/device') && r.body.includes('"device"'));
+        t.ok(await until(() => delivered().length >= 1, 10_000), 'a device event arrives');
+        t.match(JSON.parse(delivered()[0].body), { device: lamp, role: 'SET', id: `${lamp}.on`, state: { val: true } });
+        await sleep(500);
+        t.equal(delivered().length, 1, 'once, from one instance');
+        t.equal((await call(direct(0), `/v1/devices/${lamp}/subscribe`, { method: 'DELETE', body: { url } })).status, 200);
+    });
+
     t.test('registered through both instances, 20 writes through the proxy arrive once each; the deliverer killed, 10 more arrive from the other', async t => {
         const url = `${receiver.url}/failover`;
         for (const n of [0, 1]) {

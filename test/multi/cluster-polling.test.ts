@@ -38,6 +38,27 @@ if (!hasRedis() && !process.env.CI) {
     };
     const values = (text: string): unknown[] => (text ? [JSON.parse(text)].flat() : []).map(e => (e.overflow ? 'overflow' : e.state?.val));
 
+    t.test('a device subscribed through one instance is polled on the other', async t => {
+        const [a, b] = cluster.nodes.map(n => `http://127.0.0.1:${n.port}`);
+        const lamp = '0_userdata.0.cluster_poll_lamp';
+        const { states } = cluster.storage;
+        const create = (id: string, body: object) =>
+            fetch(`${a}/v1/object/${id}`, { method: 'POST', headers: { ...WATCHER, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+        t.equal((await get(b, '/v1/devices')).status, 200, 'rest-api.1 has detected its devices');
+        t.equal((await create(lamp, { type: 'channel', common: { name: 'Lamp' }, native: {} })).status, 200);
+        const on = { type: 'state', common: { name: 'on', role: 'switch.light', type: 'boolean', read: true, write: true }, native: {} };
+        t.equal((await create(`${lamp}.on`, on)).status, 200, 'created through rest-api.0');
+        t.ok(await until(async () => (await get(b, `/v1/devices/${lamp}`)).status === 200, 10_000), 'detected on rest-api.1');
+        t.ok(await until(async () => (await get(a, `/v1/devices/${lamp}`)).status === 200, 10_000), 'and on rest-api.0');
+        const subscribed = await fetch(`${b}/v1/devices/${lamp}/subscribe?sid=dev&method=polling`, { method: 'POST', headers: WATCHER });
+        t.equal(subscribed.status, 200);
+        const poll = get(a, '/v1/polling?sid=dev&timeout=3000');
+        await sleep(100);
+        await states.setStateAsync(`${lamp}.on`, { val: true, ack: true, from: 'system.adapter.test.0' });
+        const answer = await poll;
+        t.match(JSON.parse(answer.text || 'null'), { device: lamp, role: 'SET', id: `${lamp}.on`, state: { val: true } }, 'the copy on rest-api.0 has the device subscription');
+    });
+
     t.test('polls alternating between the instances, then the one that answered last dies', async t => {
         const [a, b] = cluster.nodes.map(n => `http://127.0.0.1:${n.port}`);
         t.equal((await get(a, '/v1/polling?sid=s1&connect&timeout=3000')).text, '_');

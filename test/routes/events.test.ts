@@ -126,12 +126,12 @@ t.test('an id this channel never issued also gets an overflow, then live events 
     sse.close();
 });
 
-t.test('without pattern or objects: 422 naming both', async t => {
+t.test('without pattern, objects or devices: 422 naming each', async t => {
     for (const query of ['', '?pattern=%20,&objects=']) {
         const res = await iob.request(`/v1/events${query}`);
         t.equal(res.status, 422, query);
         t.match(res.json.error, /pattern.*objects/);
-        t.same(res.json.details.map((d: { param: string }) => d.param), ['pattern', 'objects']);
+        t.same(res.json.details.map((d: { param: string }) => d.param), ['pattern', 'objects', 'devices']);
     }
     t.equal((await iob.request('/v1/events?pattern=a.*&heartbeat=soon')).status, 422);
 });

@@ -210,8 +210,16 @@ export async function layOutHost(packages: string): Promise<Host> {
             controller.stdout!.on('data', d => (output += d));
             controller.stderr!.on('data', d => (output += d));
             // a client that finds no server yet gives up instead of retrying
-            await listeningOn(host.ports.objects, controller, () => `js-controller does not serve its DB on port ${host.ports.objects}:\n${output.slice(-3000)}`);
-            await listeningOn(host.ports.states, controller, () => `js-controller does not serve its DB on port ${host.ports.states}:\n${output.slice(-3000)}`);
+            await listeningOn(
+                host.ports.objects,
+                controller,
+                () => `js-controller does not serve its DB on port ${host.ports.objects}:\n${output.slice(-3000)}`,
+            );
+            await listeningOn(
+                host.ports.states,
+                controller,
+                () => `js-controller does not serve its DB on port ${host.ports.states}:\n${output.slice(-3000)}`,
+            );
         },
         log() {
             const dir = join(root, 'log');

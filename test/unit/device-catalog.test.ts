@@ -1,23 +1,24 @@
 import t from 'tap';
 import { ChangeFeed } from '../../src/storage/change-feed';
 import { DeviceCatalog } from '../../src/objects/device-catalog';
+import { detectDevices, detectionCount, type DeviceSnapshot } from '../../src/objects/device-detection';
 import type { StoragePort, StorageWrite } from '../../src/storage/port';
 import { DEVICE_FIXTURES } from '../support/device-fixtures';
 
-/** A port that answers the detection's views from the fixtures and counts how often they were read. */
-function fakePort() {
-    const objects = DEVICE_FIXTURES.flatMap(f => f.objects);
+/** A port that answers the detection's views from `objects` (the fixtures) and counts how often they were read. */
+function fakePort(objects: Record<string, ioBroker.Object> = Object.fromEntries(DEVICE_FIXTURES.flatMap(f => f.objects).map(o => [o._id, o]))) {
     let writeListener: (write: StorageWrite) => void = () => undefined;
     const port = {
         views: 0,
+        objects,
         async getObjectViewAsync(_design: string, type: string) {
             if (type === 'state') {
                 port.views++;
             }
-            return { rows: objects.filter(o => o.type === type).map(o => ({ id: o._id, value: o })) };
+            return { rows: Object.values(objects).filter(o => o.type === type).map(o => ({ id: o._id, value: o })) };
         },
         async getForeignObjectAsync(id: string) {
-            return id === 'system.config' ? { _id: id, type: 'config', common: { language: 'de' } } : null;
+            return id === 'system.config' ? { _id: id, type: 'config', common: { language: 'de' } } : (objects[id] ?? null);
         },
         onWrite(listener: (write: StorageWrite) => void) {
             writeListener = listener;
@@ -50,21 +51,73 @@ t.test('detection is kept until an object that can hold a device changes', async
     await catalog.snapshot();
     t.equal(port.views, 1, 'users, groups, instances and hosts leave the devices as they are');
 
+    const detected = detectionCount.roots;
     feed.emit('object', 'system.config', null);
-    await catalog.snapshot();
-    t.equal(port.views, 2, 'the system language');
+    const other = await catalog.snapshot();
+    t.not(other, first, 'the system language: detected again');
+    t.equal(detectionCount.roots, detected, 'without type-detector: the language changes no device');
     feed.emit('object', 'enum.rooms.kitchen', null);
-    await Promise.all([catalog.snapshot(), catalog.snapshot()]);
-    t.equal(port.views, 3, 'an enum; two requests share one detection');
+    const [a, b] = await Promise.all([catalog.snapshot(), catalog.snapshot()]);
+    t.not(a, other, 'an enum');
+    t.equal(a, b, 'two requests share one detection');
     port.write({ kind: 'state', id: 'hm-rpc.0.x.1.LEVEL', recursive: false });
-    await catalog.snapshot();
-    t.equal(port.views, 3, 'a state write changes no device');
+    t.equal(await catalog.snapshot(), a, 'a state write changes no device');
     port.write({ kind: 'object', id: 'hm-rpc.0.x.1', recursive: false });
-    await catalog.snapshot();
-    t.equal(port.views, 4, 'an own object write is known before its notification');
+    t.not(await catalog.snapshot(), a, 'an own object write is known before its notification');
+    t.equal(port.views, 1, 'changes are put into the detection before, nothing is read again');
 
     usable = false;
     await catalog.snapshot();
     await catalog.snapshot();
-    t.equal(port.views, 6, 'while notifications may be missed, every request detects anew');
+    t.equal(port.views, 3, 'while notifications may be missed, every request reads and detects anew');
+});
+
+/** What a detection answers, without what it keeps for the next one. */
+function answer(snapshot: DeviceSnapshot) {
+    const { devices, rooms, functions, language } = snapshot;
+    return { devices, rooms, functions, language, ids: [...snapshot.byId.keys()] };
+}
+
+const stateObject = (id: string, role: string, type: string, write = false): ioBroker.Object =>
+    ({ _id: id, type: 'state', common: { name: id, role, type, read: true, write }, native: {} }) as ioBroker.Object;
+const enumObject = (id: string, members: string[]): ioBroker.Object =>
+    ({ _id: id, type: 'enum', common: { name: id, members }, native: {} }) as ioBroker.Object;
+
+t.test('a change runs type-detector only where it touches; the result is that of a full detection', async t => {
+    const port = fakePort();
+    const { objects } = port;
+    objects['enum.rooms.kitchen'] = enumObject('enum.rooms.kitchen', ['hm-rpc.0.OEQ0000003.1.LEVEL']);
+    objects['enum.functions.light'] = enumObject('enum.functions.light', ['hue.0.Hallway_ceiling']);
+    const feed = new ChangeFeed(port);
+    const catalog = new DeviceCatalog(port as unknown as StoragePort, feed, () => true);
+    const first = await catalog.snapshot();
+    const roots = first.memo.roots.size;
+    t.ok(roots >= DEVICE_FIXTURES.length, `${roots} roots`);
+
+    /** Changes `id` as an adapter would, then compares with a full detection; answers how many roots were detected. */
+    const change = async (what: string, id: string, obj: ioBroker.Object | null): Promise<number> => {
+        if (obj) {
+            objects[id] = obj;
+        } else {
+            delete objects[id];
+        }
+        feed.emit('object', id, obj);
+        const before = detectionCount.roots;
+        const got = await catalog.snapshot();
+        const detected = detectionCount.roots - before;
+        t.same(answer(got), answer(detectDevices({ ...objects }, 'de')), `${what}: as a full detection`);
+        return detected;
+    };
+    const dimmerLevel = objects['hm-rpc.0.OEQ0000001.1.LEVEL'];
+    t.ok((await change('a state renamed', dimmerLevel._id, { ...dimmerLevel, common: { ...dimmerLevel.common, name: 'x' } } as ioBroker.Object)) <= 2, 'its channel and the channel beside it');
+    t.equal(await change('a room gets a member', 'enum.rooms.kitchen', enumObject('enum.rooms.kitchen', ['hm-rpc.0.OEQ0000003.1.LEVEL', 'mqtt.0.led_strip'])), 0, 'a room: no detection');
+    t.ok((await change('a function gets a member', 'enum.functions.light', enumObject('enum.functions.light', ['hue.0.Hallway_ceiling', 'mqtt.0.bath.climate']))) <= 1, 'a function: the new member');
+    const plug = 'zigbee.0.00158d0009999999';
+    t.ok((await change('a new device', plug, { _id: plug, type: 'device', common: { name: 'Plug' }, native: {} } as ioBroker.Object)) <= 1);
+    t.ok((await change('its state', `${plug}.state`, stateObject(`${plug}.state`, 'switch', 'boolean', true))) <= 1);
+    t.ok((await change('a state of another device goes', 'hm-rpc.0.OEQ0000002.4.ACTUAL_TEMPERATURE', null)) <= 1);
+    t.ok((await change('the dimmer loses its device object', 'hm-rpc.0.OEQ0000001', null)) <= 2);
+    t.ok((await change('a lone state of a user in a room', '0_userdata.0.lamp', stateObject('0_userdata.0.lamp', 'switch.light', 'boolean', true))) <= 1);
+    await change('the plug is gone', plug, null);
+    await change('its state too', `${plug}.state`, null);
 });

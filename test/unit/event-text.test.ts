@@ -33,3 +33,12 @@ t.test('a poll answer on the wire: one event, a batch with an overflow first, no
     t.equal(answerText(undefined), '');
     t.equal(answerText({ disconnect: true }), '{"disconnect":true}');
 });
+
+t.test('a device event of the same state object has its own text, with device and role', async t => {
+    const shared: ioBroker.State = { ...state, val: 3 };
+    const plain = { id: 'hm.0.a.LEVEL', state: shared };
+    const device = { device: 'hm.0.a', role: 'SET', id: 'hm.0.a.LEVEL', state: shared };
+    t.equal(eventText(plain), JSON.stringify(plain));
+    t.equal(eventText(device), JSON.stringify(device), 'not the plain text made first');
+    t.equal(eventText(plain), JSON.stringify(plain), 'and the plain event after it keeps its own');
+});
