@@ -55,13 +55,23 @@ export class DeviceCatalog implements DeviceSource {
         private readonly feed: ChangeFeed,
         /** False while change notifications may be missed: then every request detects anew. */
         private readonly usable: () => boolean,
+        /** The adapter's own namespace: its tokens and sessions hold no device. */
+        namespace = '',
     ) {
-        // own writes are known before js-controller's notification comes back
+        // own writes are known before js-controller's notification comes back; but the adapter's own
+        // objects (a token any caller may make or drop), which wait for the notification and its type
         port.onWrite(({ kind, id, recursive }) => {
-            if (kind === 'object') {
+            if (kind === 'object' && !(namespace && id.startsWith(`${namespace}.`))) {
                 this.changed(recursive ? undefined : id);
             }
         });
+    }
+
+    /** A change of an object of a type detection never reads, that it did not read before either. */
+    private passesBy(id: string, obj: ioBroker.Object | null | undefined): boolean {
+        // system.config is read for the language
+        const wasRead = !!this.last?.objects[id] || id === 'system.config';
+        return !wasRead && (obj === null || (obj !== undefined && !DETECTED_TYPES.has(obj.type)));
     }
 
     /**
@@ -70,6 +80,9 @@ export class DeviceCatalog implements DeviceSource {
      */
     changed(id?: string, obj?: ioBroker.Object | null): void {
         // users, groups, instances and hosts change often and hold no device; system.config holds the language
+        if (id !== undefined && this.passesBy(id, obj)) {
+            return;
+        }
         if (id === undefined) {
             this.everything = true;
         } else if (!IGNORED.test(id)) {

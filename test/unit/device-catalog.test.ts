@@ -56,7 +56,7 @@ t.test('detection is kept until an object that can hold a device changes', async
     const other = await catalog.snapshot();
     t.not(other, first, 'the system language: detected again');
     t.equal(detectionCount.roots, detected, 'without type-detector: the language changes no device');
-    feed.emit('object', 'enum.rooms.kitchen', null);
+    feed.emit('object', 'enum.rooms.kitchen', enumObject('enum.rooms.kitchen', ['hm-rpc.0.OEQ0000001']));
     const [a, b] = await Promise.all([catalog.snapshot(), catalog.snapshot()]);
     t.not(a, other, 'an enum');
     t.equal(a, b, 'two requests share one detection');
@@ -82,6 +82,25 @@ const stateObject = (id: string, role: string, type: string, write = false): ioB
     ({ _id: id, type: 'state', common: { name: id, role, type, read: true, write }, native: {} }) as ioBroker.Object;
 const enumObject = (id: string, members: string[]): ioBroker.Object =>
     ({ _id: id, type: 'enum', common: { name: id, members }, native: {} }) as ioBroker.Object;
+
+t.test("objects no detection reads (a token any caller may make or drop) leave the devices as they are", async t => {
+    const port = fakePort();
+    const feed = new ChangeFeed(port);
+    const catalog = new DeviceCatalog(port as unknown as StoragePort, feed, () => true, 'rest-api.0');
+    const first = await catalog.snapshot();
+    const token = { _id: 'rest-api.0.tokens.abc', type: 'config', common: { name: 'token' }, native: {} } as unknown as ioBroker.Object;
+    port.write({ kind: 'object', id: token._id } as StorageWrite);
+    feed.emit('object', token._id, token);
+    feed.emit('object', token._id, null);
+    feed.emit('object', 'javascript.0.scriptEnabled.x', { ...token, _id: 'javascript.0.scriptEnabled.x', type: 'meta' } as ioBroker.Object);
+    t.equal(await catalog.snapshot(), first, 'the same detection, not a new one');
+    const channel = { _id: 'rest-api.0.made', type: 'channel', common: { name: 'made' }, native: {} } as unknown as ioBroker.Object;
+    feed.emit('object', channel._id, channel);
+    const second = await catalog.snapshot();
+    t.not(second, first, 'a channel, even in the own namespace, is read');
+    feed.emit('object', 'system.config', { _id: 'system.config', type: 'config', common: { language: 'en' }, native: {} } as unknown as ioBroker.Object);
+    t.not(await catalog.snapshot(), second, 'system.config, though of type config, is read for the language');
+});
 
 t.test('a change runs type-detector only where it touches; the result is that of a full detection', async t => {
     const port = fakePort();
