@@ -126,7 +126,7 @@ export function createServices(options: ServiceOptions): { services: AppServices
     const sharing = shareWithPeers(base);
     const health = linkHealth(link);
     const caches = createCaches(base, sharing, health.cachesUsable);
-    const devices = new DeviceCatalog(storage, base.feed, health.cachesUsable, namespace);
+    const devices = new DeviceCatalog(storage, base.feed, health.cachesUsable, adapter, namespace);
     learnOwnWrites(storage, caches);
     const rights = createRights(base, sharing, caches);
     rights.access.useDevices(devices);

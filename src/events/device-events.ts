@@ -1,6 +1,7 @@
 import { HttpError } from '../http/http-error';
-import type { EventSource } from './event-access';
-import { Subscription, type EventBody, type Filter, type Sink } from './hub';
+import type { DeviceAwareSource, EventSource } from './event-access';
+import type { DeviceRole, DeviceSource } from './device-source';
+import { Subscription, type EventBody, type Filter, type Sink } from './subscription';
 
 /*
  * A subscription to a device, or to every device of a room or function: one feed listener per
@@ -9,23 +10,6 @@ import { Subscription, type EventBody, type Filter, type Sink } from './hub';
  * with the device and the role (type-detector's state name) added. When the devices change (a state
  * joins or leaves, a device joins a room) the listeners follow.
  */
-
-/** Where a state sits: its device and its role there. */
-export interface DeviceRole {
-    device: string;
-    role: string;
-}
-
-/** The devices as subscriptions need them (src/objects/device-catalog.ts provides it). */
-export interface DeviceSource {
-    /** State id → device and role, of a device id or of every device of an enum.rooms.* / enum.functions.* id; null: unknown. */
-    statesOf(id: string): Promise<Map<string, DeviceRole> | null>;
-    /** Told (once per burst) after the devices may have changed; answers the function that stops it. */
-    watch(listener: () => void): () => void;
-}
-
-/** A source that also knows the devices (the events of one owner: src/events/event-access.ts). */
-export type DeviceAwareSource = EventSource & { devices?: DeviceSource };
 
 type Release = () => Promise<void>;
 

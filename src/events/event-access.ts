@@ -2,12 +2,15 @@ import { ADMIN_USER, mayReadObject, mayReadState, type Acl, type ObjectAcl } fro
 import { narrowObject } from '../access/scope';
 import { aliasSource } from '../access/read-checks';
 import type { ChangeFeed, ChangeKind, ChangeListener } from '../storage/change-feed';
-import type { DeviceAwareSource, DeviceSource } from './device-events';
+import type { DeviceSource } from './device-source';
 
 /** What subscriptions listen to: the change feed itself, or the feed as one user may see it. */
 export interface EventSource {
     listen(kind: ChangeKind, pattern: string, listener: ChangeListener): Promise<() => Promise<void>>;
 }
+
+/** A source that also knows the devices (the events of one owner). */
+export type DeviceAwareSource = EventSource & { devices?: DeviceSource };
 
 /** What sessions, hooks and streams of one owner (a user, or an API token: src/access/owner.ts) may see. */
 export type SourceFor = (owner: string) => EventSource;

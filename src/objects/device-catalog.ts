@@ -1,6 +1,7 @@
 import type { ChangeFeed } from '../storage/change-feed';
+import { deadline, type Timers } from '../instance/timers';
 import type { StoragePort } from '../storage/port';
-import type { DeviceRole, DeviceSource } from '../events/device-events';
+import type { DeviceRole, DeviceSource } from '../events/device-source';
 import { detectDevices, type DetectedDevice, type DeviceSnapshot, type Previous } from './device-detection';
 
 /*
@@ -36,7 +37,7 @@ function rolesOf(devices: DetectedDevice[]): Map<string, DeviceRole> {
 
 export class DeviceCatalog implements DeviceSource {
     private readonly watchers = new Set<() => void>();
-    private settleTimer: NodeJS.Timeout | null = null;
+    private settling = false;
     /** Counts object changes; a snapshot is current while it was begun at the latest count. */
     private generation = 0;
     private builtAt = -1;
@@ -55,6 +56,8 @@ export class DeviceCatalog implements DeviceSource {
         private readonly feed: ChangeFeed,
         /** False while change notifications may be missed: then every request detects anew. */
         private readonly usable: () => boolean,
+        /** The adapter's timers: js-controller clears them when the instance stops. */
+        private readonly timers: Timers,
         /** The adapter's own namespace: its tokens and sessions hold no device. */
         namespace = '',
     ) {
@@ -114,14 +117,14 @@ export class DeviceCatalog implements DeviceSource {
     }
 
     private tellWatchers(): void {
-        if (!this.watchers.size || this.settleTimer) {
+        if (!this.watchers.size || this.settling) {
             return;
         }
-        this.settleTimer = setTimeout(() => {
-            this.settleTimer = null;
+        this.settling = true;
+        deadline(this.timers, SETTLE_MS, () => {
+            this.settling = false;
             [...this.watchers].forEach(listener => listener());
-        }, SETTLE_MS);
-        this.settleTimer.unref?.();
+        });
     }
 
     /** The devices as of now: detected again when an object changed since the last detection. */

@@ -4,6 +4,10 @@ import { DeviceCatalog } from '../../src/objects/device-catalog';
 import { detectDevices, detectionCount, type DeviceSnapshot } from '../../src/objects/device-detection';
 import type { StoragePort, StorageWrite } from '../../src/storage/port';
 import { DEVICE_FIXTURES } from '../support/device-fixtures';
+import type { Timers } from '../../src/instance/timers';
+
+/** The process's own timers in place of the adapter's. */
+const TIMERS = { setTimeout, clearTimeout, setInterval, clearInterval } as unknown as Timers;
 
 /** A port that answers the detection's views from `objects` (the fixtures) and counts how often they were read. */
 function fakePort(objects: Record<string, ioBroker.Object> = Object.fromEntries(DEVICE_FIXTURES.flatMap(f => f.objects).map(o => [o._id, o]))) {
@@ -36,7 +40,7 @@ t.test('detection is kept until an object that can hold a device changes', async
     const port = fakePort();
     const feed = new ChangeFeed(port);
     let usable = true;
-    const catalog = new DeviceCatalog(port as unknown as StoragePort, feed, () => usable);
+    const catalog = new DeviceCatalog(port as unknown as StoragePort, feed, () => usable, TIMERS);
     const first = await catalog.snapshot();
     t.equal(first.devices.length, DEVICE_FIXTURES.length);
     t.equal(first.language, 'de', 'the system language');
@@ -86,7 +90,7 @@ const enumObject = (id: string, members: string[]): ioBroker.Object =>
 t.test("objects no detection reads (a token any caller may make or drop) leave the devices as they are", async t => {
     const port = fakePort();
     const feed = new ChangeFeed(port);
-    const catalog = new DeviceCatalog(port as unknown as StoragePort, feed, () => true, 'rest-api.0');
+    const catalog = new DeviceCatalog(port as unknown as StoragePort, feed, () => true, TIMERS, 'rest-api.0');
     const first = await catalog.snapshot();
     const token = { _id: 'rest-api.0.tokens.abc', type: 'config', common: { name: 'token' }, native: {} } as unknown as ioBroker.Object;
     port.write({ kind: 'object', id: token._id } as StorageWrite);
@@ -108,7 +112,7 @@ t.test('a change runs type-detector only where it touches; the result is that of
     objects['enum.rooms.kitchen'] = enumObject('enum.rooms.kitchen', ['hm-rpc.0.OEQ0000003.1.LEVEL']);
     objects['enum.functions.light'] = enumObject('enum.functions.light', ['hue.0.Hallway_ceiling']);
     const feed = new ChangeFeed(port);
-    const catalog = new DeviceCatalog(port as unknown as StoragePort, feed, () => true);
+    const catalog = new DeviceCatalog(port as unknown as StoragePort, feed, () => true, TIMERS);
     const first = await catalog.snapshot();
     const roots = first.memo.roots.size;
     t.ok(roots >= DEVICE_FIXTURES.length, `${roots} roots`);
