@@ -5,7 +5,7 @@
  * answer over the budget is a 422, never a cut one.
  */
 import t from 'tap';
-import { AUTH, DAY, DAY_MS, HOUR, HUGE, IDS, inRange, PER_DAY, startDenseHistory, STEP, valueOf, type DenseHistory } from './support/dense-history';
+import { AUTH, DAY, DAY_MS, HOUR, HUGE, IDS, inRange, startDenseHistory, STEP, valueOf, type DenseHistory } from './support/dense-history';
 
 let dense: DenseHistory;
 const get = (path: string): ReturnType<DenseHistory['get']> => dense.get(path);
@@ -48,32 +48,38 @@ t.test('over the budget: 422 naming the limit, not a cut answer', async t => {
     t.match(one.json?.error, /more than 100,000 values/);
 });
 
-t.test('/v1/getHistory: a count above 100,000 answers as 4.0.2 when the values fit, 422 when they do not', async t => {
-    const range = `start=${DAY}&end=${DAY + DAY_MS - 1}&aggregate=none`;
-    const fits = await get(`/v1/getHistory/${IDS[0]}?${range}&count=200000`);
-    t.equal(fits.status, 200, fits.text.slice(0, 300));
-    t.equal(fits.json.length, PER_DAY, 'every value of the day');
-    const over = await get(`/v1/getHistory/${HUGE}?${range}&count=150000`);
-    t.equal(over.status, 422, over.text.slice(0, 300));
-    t.match(over.json?.error, /at most 100,000 values/);
-    const body = await dense.iob.request('/v1/getHistory', { method: 'POST', headers: AUTH, body: { id: HUGE, options: { start: DAY, end: DAY + DAY_MS - 1, aggregate: 'none', limit: 1e9 } } });
-    t.equal(body.status, 422, 'limit too, in a POST body');
-});
-
-t.test('the getHistory command and sendTo getHistory are bounded alike', async t => {
-    const options = { start: DAY, end: DAY + DAY_MS - 1, aggregate: 'none', count: 150000 };
-    const command = await get(`/v1/command/getHistory?id=${HUGE}&options=${encodeURIComponent(JSON.stringify(options))}`);
-    t.equal(command.status, 422, command.text.slice(0, 300));
-    t.match(command.json?.error, /at most 100,000 values/);
-    const fits = await get(`/v1/command/getHistory?id=${IDS[0]}&options=${encodeURIComponent(JSON.stringify({ ...options, count: 200000 }))}`);
-    t.equal(fits.status, 200, fits.text.slice(0, 300));
-    t.equal(fits.json?.results?.[0]?.length, PER_DAY, 'every value of the day, as 4.0.2 answered');
-    const sendTo = await dense.iob.request('/v1/sendto/history.0', { method: 'POST', headers: AUTH, body: { message: 'getHistory', data: { id: HUGE, options } } });
-    t.equal(sendTo.status, 422, sendTo.text.slice(0, 300));
-    t.match(sendTo.json?.error, /at most 100,000 values/);
-    const small = await dense.iob.request('/v1/sendto/history.0', { method: 'POST', headers: AUTH, body: { message: 'getHistory', data: { id: HUGE, options: { ...options, count: 5 } } } });
-    t.equal(small.status, 200, small.text.slice(0, 300));
-    t.equal(small.json?.result?.length, 5, 'a count within the bound goes as it is');
+t.test('/v1/getHistory, the getHistory command and sendTo getHistory: count and limit as history reads them, bounded', async t => {
+    const range = { start: DAY, end: DAY + DAY_MS - 1 };
+    const query = `start=${range.start}&end=${range.end}`;
+    const sendTo = (options: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+        dense.iob.request('/v1/sendto/history.0', { method: 'POST', headers: AUTH, body: { message: 'getHistory', data: { id: IDS[0], options: { ...range, ...options } }, ...extra } });
+    const command = (options: Record<string, unknown>) => get(`/v1/command/getHistory?id=${IDS[0]}&options=${encodeURIComponent(JSON.stringify({ ...range, ...options }))}`);
+    // raw values over the bound: history would apply a smaller count to the day's newest values first
+    const refused = [
+        await get(`/v1/getHistory/${IDS[0]}?${query}&aggregate=none&count=200000`),
+        await dense.iob.request('/v1/getHistory', { method: 'POST', headers: AUTH, body: { id: IDS[0], options: { ...range, aggregate: 'none', limit: 1e9 } } }),
+        await command({ aggregate: 'none', count: '150000' }),
+        await sendTo({ aggregate: 'onchange', count: [1000000] }),
+        await sendTo({ aggregate: 'none', count: 0, limit: ' 200000' }),
+        await sendTo({ aggregate: 'none', count: 1e9 }, { noResponse: true }),
+    ];
+    for (const [i, res] of refused.entries()) {
+        t.equal(res.status, 422, `${i}: ${res.text.slice(0, 200)}`);
+        t.match(res.json?.error, /at most 100,000 raw values/, `${i}: names the bound and /v1/history`);
+    }
+    for (const res of [await get(`/v1/getHistory/${IDS[0]}?${query}&count=-1`), await command({ aggregate: 'none', count: -5 }), await sendTo({ aggregate: 'none', count: '-1' })]) {
+        t.equal(res.status, 422, `a negative count: ${res.text.slice(0, 200)}`);
+    }
+    const alive = await get(`/v1/getHistory/${IDS[0]}?${query}&aggregate=none&count=5`);
+    t.same([alive.status, alive.json?.length], [200, 5], 'the history instance still answers');
+    // an aggregate's count is its number of intervals: asked as 100,001, an answer that fits is 4.0.2's
+    const buckets = await get(`/v1/getHistory/${IDS[0]}?${query}&aggregate=max&count=200000`);
+    t.equal(buckets.status, 200, buckets.text.slice(0, 200));
+    t.ok(buckets.json.length > 1000 && buckets.json.length <= 100_001, `${buckets.json.length} intervals`);
+    const over = await get(`/v1/getHistory/${HUGE}?${query}&aggregate=max&count=150000`);
+    t.equal(over.status, 422, `more than 100,000 intervals back: ${over.text.slice(0, 200)}`);
+    const small = await sendTo({ aggregate: 'none', count: 5 });
+    t.same([small.status, small.json?.result?.length], [200, 5], 'a count within the bound goes as it is');
 });
 
 t.test('onchange: the values in range, and at start and end the value before and after them, as history adds them', async t => {
@@ -112,4 +118,14 @@ t.test('CSV with onchange: every value in range of 25 dense ids, with the values
     }
     const without = await get(`/v1/history?ids=${IDS[1]}&start=${start}&end=${end}&aggregate=onchange&removeBorderValues=true&format=csv&layout=long`);
     t.equal(without.text.trim().split(/\r?\n/).length - 1, last - first + 1, 'removeBorderValues: only the values in range');
+});
+
+t.test('the id-days bound holds for every read in daily windows: onchange CSV and raw JSON too', async t => {
+    const ids = IDS.slice(0, 20).join(',');
+    const end = DAY + 2500 * DAY_MS;
+    for (const extra of ['&format=csv&aggregate=onchange', '&aggregate=none', '&aggregate=onchange', '']) {
+        const res = await get(`/v1/history?ids=${ids}&start=${DAY}&end=${end}${extra}`);
+        t.equal(res.status, 422, `${extra || 'raw JSON'}: ${res.text.slice(0, 200)}`);
+        t.match(res.json?.error, /id-days/);
+    }
 });

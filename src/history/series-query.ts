@@ -287,10 +287,11 @@ function boundProblems(q: SeriesQuery): ParamProblem[] {
     if (options.integralUnit === 0) {
         problems.push({ param: 'integralUnit', problem: 'must be more than 0 seconds' });
     }
-    // raw values a day at a time (CSV, statistics): each id and day is a call to the history instance
+    // raw values a day at a time (CSV and JSON, onchange too; statistics): each id and day is a call to
+    // the history instance
     const aggregate = options.aggregate;
-    const daily =
-        period !== undefined || (q.format === 'csv' && !q.align && (aggregate === undefined || aggregate === 'none'));
+    const raw = aggregate === undefined || aggregate === 'none' || aggregate === 'onchange';
+    const daily = period !== undefined || (!q.align && raw);
     const calls =
         q.ids.length * (Math.ceil((end - start + 1) / DAY_MS) + (q.stats.includes('change') ? BEFORE_DAYS : 0));
     if (daily && calls > MAX_CALLS) {

@@ -42,14 +42,40 @@ export interface HistoryAnswer {
 export const MAX_ANSWER_VALUES = 100_000;
 
 /**
- * A count or limit above MAX_ANSWER_VALUES is asked as one more than it: an answer that fits is the one
- * 4.0.2 gave (a script's count=1000000 meaning "all"), one that does not is a 422 instead of being held.
+ * `count` and `limit` as history reads them (parseInt: a text or a list counts as its number), bounded:
+ * below 0 is a 422 (history threw on it and stopped); above MAX_ANSWER_VALUES, an aggregate's is asked
+ * as one more than it (an answer that fits is the one 4.0.2 gave, more is a 422), raw values' are a
+ * 422: history applies a count to a day file's newest values before the range, so a smaller one would
+ * lose values in range without a word. `aggregate` is the one history applies when none is given.
  */
-function bounded(options: Record<string, unknown>): { options: Record<string, unknown>; clamped: boolean } {
+function bounded(
+    options: Record<string, unknown>,
+    aggregate: string,
+): { options: Record<string, unknown>; clamped: boolean } {
     let clamped = false;
     const within = { ...options };
+    const raw = ['none', 'onchange'].includes(String(options.aggregate || aggregate));
     for (const key of ['count', 'limit'] as const) {
-        if (typeof within[key] === 'number' && within[key] > MAX_ANSWER_VALUES) {
+        const asked = within[key] === undefined ? NaN : parseInt(String(within[key]), 10);
+        if (Number.isNaN(asked)) {
+            continue;
+        }
+        if (asked < 0) {
+            throw paramsError([{ param: key, problem: 'must be 0 or more' }], [key]);
+        }
+        within[key] = asked;
+        if (asked > MAX_ANSWER_VALUES && raw) {
+            throw paramsError(
+                [
+                    {
+                        param: key,
+                        problem: `at most ${MAX_ANSWER_VALUES.toLocaleString('en')} raw values are asked of the history instance: /v1/history reads more in windows, or use an aggregate`,
+                    },
+                ],
+                [key],
+            );
+        }
+        if (asked > MAX_ANSWER_VALUES) {
             within[key] = MAX_ANSWER_VALUES + 1;
             clamped = true;
         }
@@ -67,7 +93,8 @@ export async function readHistory(
     asked: Record<string, unknown>,
     context: Record<string, unknown> = {},
 ): Promise<HistoryAnswer> {
-    const { options, clamped } = bounded(asked);
+    // without an aggregate, askHistory asks for none
+    const { options, clamped } = bounded(asked, 'none');
     const answer = await askHistory(ctx, id, options, context);
     assertWithinBound(answer, clamped, asked, { ...context, id });
     return answer;
@@ -92,7 +119,30 @@ function assertWithinBound(
 const isRecord = (value: unknown): value is Record<string, unknown> =>
     !!value && typeof value === 'object' && !Array.isArray(value);
 
-/** A message through sendTo: a getHistory to a history instance is bounded as readHistory is, anything else goes as it is. */
+/**
+ * A message through sendTo as it goes: a getHistory to a history instance bounded as readHistory's
+ * (history's own default aggregate is average), anything else as it is; `check` refuses an answer
+ * beyond the bound.
+ */
+export async function boundedMessage(
+    ctx: Messenger,
+    instance: string,
+    command: string,
+    message: unknown,
+): Promise<{ message: unknown; check(reply: unknown): void }> {
+    const asked =
+        command === 'getHistory' && isRecord(message) && isRecord(message.options) ? message.options : undefined;
+    if (!asked || !(await keepsHistory(ctx, instance))) {
+        return { message, check: () => undefined };
+    }
+    const { options, clamped } = bounded(asked, 'average');
+    return {
+        message: { ...(message as object), options },
+        check: reply => assertWithinBound(reply, clamped, asked, { instance }),
+    };
+}
+
+/** sendTo with its answer, the message bounded as boundedMessage says. */
 export async function sendToBounded(
     ctx: Messenger,
     instance: string,
@@ -100,14 +150,9 @@ export async function sendToBounded(
     message: unknown,
     timeoutMs: number,
 ): Promise<unknown> {
-    const asked =
-        command === 'getHistory' && isRecord(message) && isRecord(message.options) ? message.options : undefined;
-    if (!asked || !(await keepsHistory(ctx, instance))) {
-        return sendToInstance(ctx, instance, command, message, timeoutMs);
-    }
-    const { options, clamped } = bounded(asked);
-    const reply = await sendToInstance(ctx, instance, command, { ...(message as object), options }, timeoutMs);
-    assertWithinBound(reply, clamped, asked, { instance });
+    const bound = await boundedMessage(ctx, instance, command, message);
+    const reply = await sendToInstance(ctx, instance, command, bound.message, timeoutMs);
+    bound.check(reply);
     return reply;
 }
 

@@ -8,7 +8,7 @@ import {
     instanceName,
     MAX_MESSAGE_TIMEOUT_MS,
 } from '../messaging/messaging';
-import { sendToBounded } from '../messaging/history';
+import { boundedMessage, sendToBounded } from '../messaging/history';
 import { paramsError } from '../http/parse-params';
 import { isTrueFlag } from '../http/query';
 import { MAX_JSON_DEPTH, tooDeep } from '../http/read-body';
@@ -97,7 +97,9 @@ async function sendTo(req: SendToInput, ctx: RequestContext): Promise<unknown> {
     await assertInstanceAlive(ctx, instance, { instance });
     await assertMessageAllowed(ctx, instance, String(request.message), request.data);
     if (isTrueFlag(request.noResponse)) {
-        ctx.data.sendTo(instance, String(request.message), request.data);
+        // bounded too: history answers into the adapter's message box, read or not
+        const { message } = await boundedMessage(ctx, instance, String(request.message), request.data);
+        ctx.data.sendTo(instance, String(request.message), message);
         return { result: 'sent' };
     }
     const reply = await ask(ctx, instance, request);
