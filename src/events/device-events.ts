@@ -13,6 +13,9 @@ import { Subscription, type EventBody, type Filter, type Sink } from './subscrip
 
 type Release = () => Promise<void>;
 
+/** States one device, room or function subscription follows: each is a listener in the change feed. */
+export const MAX_DEVICE_STATES = 1000;
+
 /** The listeners of one device subscription, brought in line with the device's states as they are now. */
 class DeviceListeners {
     roles = new Map<string, DeviceRole>();
@@ -34,11 +37,27 @@ class DeviceListeners {
         return step;
     }
 
+    get size(): number {
+        return this.listening.size;
+    }
+
     private async align(): Promise<void> {
-        const next = (await this.devices.statesOf(this.id)) ?? new Map<string, DeviceRole>();
+        const found = (await this.devices.statesOf(this.id)) ?? new Map<string, DeviceRole>();
         if (this.closed) {
             return;
         }
+        if (found.size > MAX_DEVICE_STATES && !this.listening.size) {
+            throw new HttpError(
+                'INVALID_PARAMS',
+                `${this.id} holds ${found.size} states: at most ${MAX_DEVICE_STATES} per subscription, subscribe its devices one by one`,
+                { context: { id: this.id, limit: MAX_DEVICE_STATES } },
+            );
+        }
+        // grown past the bound since: the first states by id stay followed
+        const next =
+            found.size > MAX_DEVICE_STATES
+                ? new Map([...found].sort(([a], [b]) => (a < b ? -1 : 1)).slice(0, MAX_DEVICE_STATES))
+                : found;
         this.roles = next;
         const gone = [...this.listening].filter(([stateId]) => !next.has(stateId));
         for (const [stateId, release] of gone) {
@@ -103,5 +122,6 @@ export async function subscribeDevice(
         unwatch();
         await following.close();
     };
+    subscription.listeners = Math.max(1, following.size);
     return subscription;
 }

@@ -25,6 +25,8 @@ export async function subscribe(
 
 /** Patterns one long-polling session, URL hook or event stream may hold: each is a listener in the change feed. */
 export const MAX_PATTERNS = 1000;
+/** Listeners it may hold in all, the states of device, room and function subscriptions each counted. */
+export const MAX_LISTENERS = 5000;
 
 /** 422 naming the parameter that would have gone beyond MAX_PATTERNS. */
 export function tooManyPatterns(params: string[]): HttpError {
@@ -47,6 +49,7 @@ export class SubscriptionSet {
     private readonly subs = new Map<string, Subscription>();
     /** Adds under way: counted so that concurrent subscribes cannot pass the limit together. */
     private adding = 0;
+    private cleared = false;
 
     constructor(
         private readonly feed: EventSource,
@@ -66,7 +69,21 @@ export class SubscriptionSet {
         } finally {
             this.adding--;
         }
+        if (this.cleared) {
+            // dropped while it was made (a revoked token's hook): nothing may hold its listeners
+            await fresh.release();
+            return fresh;
+        }
         const old = this.subs.get(key);
+        const others = [...this.subs.values()].reduce((sum, sub) => sum + (sub === old ? 0 : sub.listeners), 0);
+        if (others + fresh.listeners > MAX_LISTENERS) {
+            await fresh.release();
+            throw new HttpError(
+                'INVALID_PARAMS',
+                `At most ${MAX_LISTENERS} states followed per polling session, URL hook or event stream (devices count each of their states)`,
+                { context: { params: [param], limit: MAX_LISTENERS } },
+            );
+        }
         this.subs.set(key, fresh);
         await old?.release();
         return fresh;
@@ -100,6 +117,7 @@ export class SubscriptionSet {
     }
 
     async clear(): Promise<void> {
+        this.cleared = true;
         const all = [...this.subs.values()];
         this.subs.clear();
         await Promise.all(all.map(s => s.release()));

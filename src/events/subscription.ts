@@ -52,6 +52,8 @@ export class Subscription {
     /** The last reported value per id, kept only when a filter compares with it (most subscriptions have none). */
     private readonly last: Map<string, unknown> | null;
     release: () => Promise<void> = releaseNothing;
+    /** Listeners in the change feed it holds: one for a pattern, one per state for a device, room or function. */
+    listeners = 1;
 
     constructor(
         readonly kind: SubscriptionKind,

@@ -230,3 +230,24 @@ t.test('unknown devices, rooms and functions are 404 as JSON; a missing target i
     res = await iob.request('/v1/polling?sid=e&timeout=100');
     t.not(res.status, 500, 'no session was made by the refused subscribes');
 });
+
+t.test('a room of more states than one subscription follows is a 422, and it holds no listener', async t => {
+    const { objects } = host.storage;
+    const ids = Array.from({ length: 1001 }, (_, i) => `0_userdata.0.many.s${String(i).padStart(4, '0')}`);
+    for (const id of ids) {
+        await objects.setObjectAsync(id, { _id: id, type: 'state', common: { name: id, role: 'switch', type: 'boolean', read: true, write: true }, native: {} } as ioBroker.Object);
+    }
+    await objects.setObjectAsync('enum.functions.many', enumObject('enum.functions.many', ids));
+    let res = await iob.request('/v1/functions/enum.functions.many/subscribe?method=polling&sid=many', { method: 'POST' });
+    for (let i = 0; i < 20 && res.status === 404; i++) {
+        // the catalog sees the new enum after its settle time
+        await sleep(200);
+        res = await iob.request('/v1/functions/enum.functions.many/subscribe?method=polling&sid=many', { method: 'POST' });
+    }
+    t.equal(res.status, 422, res.text.slice(0, 300));
+    t.match(res.json?.error, /holds 1001 states: at most 1000 per subscription/);
+    await objects.delObjectAsync('enum.functions.many');
+    for (const id of ids) {
+        await objects.delObjectAsync(id);
+    }
+});
