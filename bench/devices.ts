@@ -4,6 +4,7 @@
  * the first listing after an object change costs (the detection done again). Medians of sequential
  * requests. Target: the device listing within 2× the 10,000-state listing.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { startRuntime, type OursOptions } from './fixture';
 
 const DEVICES = 'benchdev.0.devices';
@@ -85,7 +86,7 @@ export async function measureDevices(ours: OursOptions, devices = 1_000, states 
             const obj = (await rt.storage.objects.getObjectAsync(id)) as ioBroker.Object;
             await rt.storage.objects.setObjectAsync(id, { ...obj, common: { ...obj.common, name: `WORKING ${i}` } } as ioBroker.Object);
             // the notification reaches the adapter before the next request
-            await new Promise(r => setTimeout(r, 200));
+            await delay(200);
             after.push((await timed('/v1/devices')).ms);
         }
         let n = 0;
