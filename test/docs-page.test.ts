@@ -178,7 +178,9 @@ t.test('a command operation shows the summary and description of its command fil
     const { default: getState } = (await import('../commands/getState')) as { default: { summary: string; description?: string } };
     await page.goto('about:blank');
     await page.goto(`${iob.baseUrl}/api-doc/#/commands/command_getState_get`);
-    const block = page.locator(`#${GET_STATE}`);
+    await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+    // the link on load opens it; on a busy machine it may land before the tag is laid out: opened again
+    const block = await openOperation(page, { tags: ['commands'], operationId: 'command_getState_get', responses: {} });
     await block.locator('.opblock-description-wrapper').waitFor({ timeout: 30_000 });
     t.equal((await block.locator('.opblock-summary-description').innerText()).trim(), getState.summary);
     t.match(await block.locator('.opblock-description-wrapper').innerText(), (getState.description ?? getState.summary).slice(0, 40));

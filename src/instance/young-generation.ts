@@ -7,7 +7,8 @@
  * are fixed once the heap exists; the growth factor is read at each growth. It is 2 (V8's own) while
  * a doubling stays within the cap and 1 (no growth) at the cap, set after each collection is reported,
  * a turn of the event loop later. Module loading at start is one long turn in which V8 would double
- * again and again: it runs with 1, the semi-space grows only once the event loop turns.
+ * again and again: it runs with 1, the semi-space grows only once the event loop turns. V8 of Node 24
+ * and later no longer follows the growth factor set at run time (measured): there it changes nothing.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
