@@ -90,14 +90,12 @@ async function visibleEnums(data: CallerData, enums: EnumEntry[]): Promise<EnumE
 function matching(
     snapshot: DeviceSnapshot,
     filter: DeviceFilter,
-    rooms: EnumEntry[],
-    functions: EnumEntry[],
+    inRooms: Set<string> | null,
+    inFunctions: Set<string> | null,
 ): DetectedDevice[] {
     if (filter.type !== undefined && !DEVICE_TYPES.includes(filter.type)) {
         throw paramsError([{ param: 'type', problem: `is no device type (${DEVICE_TYPES.join(', ')})` }], ['type']);
     }
-    const inRooms = filter.room !== undefined ? enumsNamed('room', filter.room, rooms) : null;
-    const inFunctions = filter.function !== undefined ? enumsNamed('function', filter.function, functions) : null;
     return snapshot.devices.filter(
         device =>
             (filter.type === undefined || device.type === filter.type) &&
@@ -155,7 +153,11 @@ export async function visibleDevices(
     const functions = await visibleEnums(data, snapshot.functions);
     const wanted = only && new Set(only);
     // the filter on every member is wider than on the caller's: narrowed again below
-    const candidates = matching(snapshot, filter, rooms, functions).filter(device => !wanted || wanted.has(device.id));
+    const inRooms = filter.room !== undefined ? enumsNamed('room', filter.room, rooms) : null;
+    const inFunctions = filter.function !== undefined ? enumsNamed('function', filter.function, functions) : null;
+    const candidates = matching(snapshot, filter, inRooms, inFunctions).filter(
+        device => !wanted || wanted.has(device.id),
+    );
     const stateObjects: Record<string, ioBroker.Object> = {};
     const roots: Record<string, ioBroker.Object> = {};
     for (const device of candidates) {
@@ -168,8 +170,6 @@ export async function visibleDevices(
     }
     const states = await data.readableStatesOf(stateObjects);
     const namedRoots = await data.visibleObjects(roots);
-    const inRooms = filter.room !== undefined ? enumsNamed('room', filter.room, rooms) : null;
-    const inFunctions = filter.function !== undefined ? enumsNamed('function', filter.function, functions) : null;
     const found: Record<string, DeviceEntry> = {};
     for (const device of candidates) {
         const readable = Object.entries(device.states).filter(([, id]) => id in states);
