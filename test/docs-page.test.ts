@@ -5,6 +5,7 @@ import t from 'tap';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from './support/browser';
 import { startIobroker, type IobFixture } from './support/iobroker';
+import { notOnThisNode } from './support/once-per-ci';
 
 const STATE_ID = '0_userdata.0.docs_page_value';
 const VALUE = 271828;
@@ -16,6 +17,11 @@ let skip = '';
 let page: Page;
 
 t.before(async () => {
+    const elsewhere = notOnThisNode('the docs page in a browser');
+    if (elsewhere) {
+        skip = elsewhere;
+        return;
+    }
     const launched = await launchChromium();
     browser = launched.browser;
     skip = launched.skip ?? '';

@@ -9,6 +9,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { PROJECT_ROOT, writeInstance } from '../scripts/embedded-storage';
 import { launchChromium } from './support/browser';
 import { startController, type Controller } from './support/controller';
+import { notOnThisNode } from './support/once-per-ci';
 import { freePort } from './support/ports';
 import { until200, writeAdminInstance, writeWebInstance } from './support/real-admin';
 
@@ -26,6 +27,11 @@ const ports = { api: 0, admin: 0, web: 0 };
 const errors: string[] = [];
 
 t.before(async () => {
+    const elsewhere = notOnThisNode("the settings page in the real admin, in a browser,");
+    if (elsewhere) {
+        skip = elsewhere;
+        return;
+    }
     const launched = await launchChromium();
     browser = launched.browser;
     skip = launched.skip ?? '';
