@@ -232,3 +232,21 @@ t.test('storeState takes at most 1,000 values per message', async t => {
     const ok = await sendTo('storeState', { id: MINE, state: values(1000) }, BEE);
     t.equal(ok.status, 200, ok.text);
 });
+
+t.test("a private state's aliasId names the user's own state: the user neither appends to that series nor reads it through an aliasId of its own", async t => {
+    const target = `${P}.target`;
+    const via = `${P}.via`;
+    const filer = `${P}.filer`;
+    await makeState(target, undefined, { 'history.0': { enabled: true } });
+    await makeState(via, undefined, { 'history.0': { enabled: true, aliasId: target } });
+    // history files the private state's values under the user's own id
+    await makeState(filer, PRIVATE_ACL, { 'history.0': { enabled: true, aliasId: target } });
+    const write = await send('PATCH', `/v1/state/${target}`, { val: 9, ack: true });
+    t.equal(write.status, 403, `a value of the own state would join the private series: ${write.text}`);
+    const read = await get(`/v1/getHistory/${via}?${dayQuery}&aggregate=none`);
+    t.equal(read.status, 403, `the own aliasId reads the series the private state files into: ${read.text}`);
+    await iob.storage.objects.delObjectAsync(filer);
+    const writeAfter = await send('PATCH', `/v1/state/${target}`, { val: 10, ack: true });
+    t.equal(writeAfter.status, 200, `without the private state both pass: ${writeAfter.text}`);
+    t.equal((await get(`/v1/getHistory/${via}?${dayQuery}&aggregate=none`)).status, 200);
+});

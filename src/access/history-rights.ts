@@ -166,6 +166,8 @@ export async function assertMayUseAliasTarget(
         throw forbidden(asked);
     }
     await assertSharersAllowed(ctx, target, use, asked);
+    // the target's series also holds what other states whose aliasId names it recorded
+    await assertAliasedFromAllowed(ctx, target, use, asked);
 }
 
 /**
@@ -202,14 +204,20 @@ export async function assertMayUseSeries(
  * Throws 403 unless the caller may read (or change) every state whose history settings name `series`
  * (or an id of the same file name) as their aliasId: history files those states' values under
  * `series`, so its series holds them. history maps every aliasId at its start, enabled or not.
+ * A value written to `series` with history settings is appended to that same file: a change.
  */
-async function assertAliasedFromAllowed(ctx: SeriesCaller, series: string, use: SeriesUse): Promise<void> {
+export async function assertAliasedFromAllowed(
+    ctx: SeriesCaller,
+    series: string,
+    use: SeriesUse,
+    asked = series,
+): Promise<void> {
     const name = storageName(series);
     for (const row of await ctx.customSettings()) {
         const names = targetsIn(settingsOf(row.value));
         if (row.id !== series && names.some(target => target === series || storageName(target) === name)) {
             if (!allowed(ctx, row.id, await ctx.objectOf(row.id), use)) {
-                throw forbidden(series);
+                throw forbidden(asked);
             }
         }
     }

@@ -15,6 +15,7 @@ import { pairMemo } from '../access/pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
 import {
     aliasTargets,
+    assertAliasedFromAllowed,
     assertMayUseAliasTarget,
     assertMaySetHistorySettings,
     assertSharersAllowed,
@@ -144,8 +145,10 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             throw forbidden(id);
         }
         if (kind === 'write' && hasHistorySettings(obj)) {
-            // history appends the value to its file, which other ids' series share
+            // history appends the value to its file, which other ids' series share: those of the same file
+            // name, and those whose aliasId names this id
             await assertSharersAllowed(seriesCaller, id, 'change');
+            await assertAliasedFromAllowed(seriesCaller, id, 'change');
         }
         // a history instance appends the value to the series of the state's aliasId (made by someone else)
         for (const series of kind === 'write' ? aliasTargets(obj) : []) {

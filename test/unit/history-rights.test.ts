@@ -208,3 +208,19 @@ t.test('a series another state files its values under (its aliasId names it) nee
     t.equal(await outcome(assertMayUseSeries(readable, 'a.0.old', 'read', readRule)), 'allowed', 'a readable state filing there may be read');
     t.equal(await outcome(assertMayUseSeries(readable, 'a.0.old', 'change', readRule)), '403 a.0.old', 'but not changed');
 });
+
+t.test('an aliasId to an own state that a private state names as aliasId too: that series holds the private values', async t => {
+    const recorded = { custom: { 'history.0': { enabled: true } } };
+    const ctx = caller({
+        'a.0.target': { common: recorded },
+        'a.0.via': { common: { custom: { 'history.0': { enabled: true, aliasId: 'a.0.target' } } } },
+        'a.0.filer': { acl: PRIVATE, common: { custom: { 'history.0': { enabled: true, aliasId: 'a.0.target' } } } },
+    });
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.via', 'read', readRule)), '403 a.0.via', 'read through the own aliasId');
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.target', 'read', readRule)), '403 a.0.target', 'read of the target');
+    const alone = caller({
+        'a.0.target': { common: recorded },
+        'a.0.via': { common: { custom: { 'history.0': { enabled: true, aliasId: 'a.0.target' } } } },
+    });
+    t.equal(await outcome(assertMayUseSeries(alone, 'a.0.via', 'read', readRule)), 'allowed', 'without the private filer');
+});
