@@ -237,7 +237,9 @@ t.test("a private state's aliasId names the user's own state: the user neither a
     const target = `${P}.target`;
     const via = `${P}.via`;
     const filer = `${P}.filer`;
-    await makeState(target, undefined, { 'history.0': { enabled: true } });
+    // no history settings of its own: history records its values all the same, under the series it keeps
+    // for the private state's aliasId
+    await makeState(target);
     await makeState(via, undefined, { 'history.0': { enabled: true, aliasId: target } });
     // history files the private state's values under the user's own id
     await makeState(filer, PRIVATE_ACL, { 'history.0': { enabled: true, aliasId: target } });
@@ -245,8 +247,13 @@ t.test("a private state's aliasId names the user's own state: the user neither a
     t.equal(write.status, 403, `a value of the own state would join the private series: ${write.text}`);
     const read = await get(`/v1/getHistory/${via}?${dayQuery}&aggregate=none`);
     t.equal(read.status, 403, `the own aliasId reads the series the private state files into: ${read.text}`);
+    // deleted beside the adapter: its settings are read again once the change is announced
     await iob.storage.objects.delObjectAsync(filer);
-    const writeAfter = await send('PATCH', `/v1/state/${target}`, { val: 10, ack: true });
+    let writeAfter = await send('PATCH', `/v1/state/${target}`, { val: 10, ack: true });
+    for (let i = 0; writeAfter.status === 403 && i < 20; i++) {
+        await new Promise(r => setTimeout(r, 100));
+        writeAfter = await send('PATCH', `/v1/state/${target}`, { val: 10, ack: true });
+    }
     t.equal(writeAfter.status, 200, `without the private state both pass: ${writeAfter.text}`);
     t.equal((await get(`/v1/getHistory/${via}?${dayQuery}&aggregate=none`)).status, 200);
 });

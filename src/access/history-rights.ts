@@ -28,6 +28,8 @@ export type SeriesUse = 'read' | 'change';
 const SHARES_NAME = /[\u0000|*,;"'<>?:/\\~]/;
 // eslint-disable-next-line no-control-regex -- \u0000 is one of them
 const REPLACED = /[\u0000|*,;"'<>?:/\\]/g;
+/** Each character history puts as `~` into a file name, and `~` itself: one of them at a place makes the same name. */
+const NAME_CHARACTERS = ['\u0000', '|', '*', ',', ';', '"', "'", '<', '>', '?', ':', '/', '\\', '~'];
 /** At most this many objects are compared for a shared file name; a wider range is refused, not scanned. */
 export const MAX_SHARED_NAME_SCAN = 2000;
 const BELOW = '\u9999';
@@ -119,8 +121,10 @@ function assertCheckableName(series: string, asked = series): void {
 
 /**
  * Throws 403 unless the caller may use every existing state whose file name is that of `series`
- * (`asked` is what the error names: never the other state). One view over the ids that begin like
- * `series` up to its first such character finds them; more than MAX_SHARED_NAME_SCAN are refused.
+ * (`asked` is what the error names: never the other state). A view per such character finds them: the
+ * ids that begin like `series` up to its first such character, then that character, then `series` again
+ * up to its next one. Only ids that already share that much are read (objects are read whole, so a range
+ * over every id of an adapter would be held in memory); more than MAX_SHARED_NAME_SCAN are refused.
  */
 export async function assertSharersAllowed(
     ctx: SeriesCaller,
@@ -133,19 +137,27 @@ export async function assertSharersAllowed(
         return;
     }
     assertCheckableName(series, asked);
-    const prefix = series.slice(0, at);
-    const rows = await ctx.stateObjectsBetween(prefix, prefix + BELOW);
-    if (rows.length > MAX_SHARED_NAME_SCAN) {
-        throw forbidden(
-            asked,
-            `more than ${MAX_SHARED_NAME_SCAN} ids begin like it: its shared file name is not checked`,
-        );
-    }
+    const rest = series.slice(at + 1);
+    const next = rest.search(SHARES_NAME);
+    const before = series.slice(0, at);
+    const after = next < 0 ? rest : rest.slice(0, next);
     const name = storageName(series);
-    for (const row of rows) {
-        const sharer = row.id !== series && row.id.length === series.length && storageName(row.id) === name;
-        if (sharer && !allowed(ctx, row.id, row.value as Guarded, use)) {
-            throw forbidden(asked);
+    let read = 0;
+    for (const character of NAME_CHARACTERS) {
+        const start = before + character + after;
+        const rows = await ctx.stateObjectsBetween(start, start + BELOW);
+        read += rows.length;
+        if (read > MAX_SHARED_NAME_SCAN) {
+            throw forbidden(
+                asked,
+                `more than ${MAX_SHARED_NAME_SCAN} ids begin like it: its shared file name is not checked`,
+            );
+        }
+        for (const row of rows) {
+            const sharer = row.id !== series && row.id.length === series.length && storageName(row.id) === name;
+            if (sharer && !allowed(ctx, row.id, row.value as Guarded, use)) {
+                throw forbidden(asked);
+            }
         }
     }
 }

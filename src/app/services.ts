@@ -30,6 +30,7 @@ import { sharedBarrier } from '../storage/cache/shared-barrier';
 import type { StorageLink } from '../storage/link-state';
 import type { Peers } from '../storage/peers';
 import type { StoragePort } from '../storage/port';
+import { HistorySettingsCache } from '../storage/cache/history-settings';
 import { NameIndex } from '../storage/cache/name-index';
 import type { DataStores } from '../storage/data';
 import { hookPolicy } from '../messaging/target-guard';
@@ -98,6 +99,7 @@ interface Caches {
     states: CoherentCache<ioBroker.State>;
     objects: CoherentCache<ioBroker.Object>;
     listings: ListingCache;
+    historySettings: HistorySettingsCache;
     clear(): void;
 }
 
@@ -214,12 +216,18 @@ function createCaches(
         },
         connected: usable,
     });
+    const historySettings = new HistorySettingsCache(
+        async () => (await storage.getObjectViewAsync('system', 'custom', {}))?.rows ?? [],
+        feed,
+        usable,
+    );
     const clear = (): void => {
         states.clear();
         objects.clear();
         listings.clear();
+        historySettings.clear();
     };
-    return { states, objects, listings, clear };
+    return { states, objects, listings, historySettings, clear };
 }
 
 /** Own writes pass through the port: the caches learn of them without waiting for a notification. */
@@ -232,6 +240,9 @@ function learnOwnWrites(storage: StoragePort, caches: Caches): void {
         }
         (kind === 'state' ? caches.states : caches.objects).written(id);
         caches.listings.written(id);
+        if (kind === 'object') {
+            caches.historySettings.clear();
+        }
     });
 }
 
@@ -332,6 +343,7 @@ function dataStores(storage: StoragePort, caches: Caches, acls: AclCache): DataS
         states: caches.states,
         objects: caches.objects,
         listings: caches.listings,
+        historySettings: caches.historySettings,
         names: new NameIndex(async () => {
             const view = await storage.getObjectViewAsync('system', 'state', {});
             return view.rows.map(row => ({ id: row.id, name: row.value?.common?.name }));

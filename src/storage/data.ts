@@ -15,6 +15,7 @@ import {
 } from '../access/read-checks';
 import { assertMayRewriteSettings, assertMaySetHistorySettings } from '../access/history-rights';
 import { adapterCall, fromAdapterError } from './adapter-errors';
+import type { HistorySettingsCache } from './cache/history-settings';
 import type { StoragePort } from './port';
 import { objectsBelow } from './objects-below';
 import { readStateOnce } from './state-read';
@@ -48,6 +49,8 @@ export interface DataStores {
     objects: CoherentCache<ioBroker.Object>;
     /** State listings of `prefix*` patterns for the admin. */
     listings: ListingCache;
+    /** Every object with history settings, held between object changes (whose series a value joins). */
+    historySettings: Pick<HistorySettingsCache, 'all'>;
     /** State names → ids, for routes that accept a name. */
     names: NameIndex;
     /** Each user's rights: the write policy's account rule compares them. */
@@ -75,7 +78,11 @@ export class CallerData {
         caller: Caller,
     ) {
         const { user, acl, ownerOnly } = caller;
-        const port = guardedStorage(stores.port, acl, ownerOnly, { objectCache: stores.objects, acls: stores.acls });
+        const port = guardedStorage(stores.port, acl, ownerOnly, {
+            objectCache: stores.objects,
+            acls: stores.acls,
+            historySettings: stores.historySettings,
+        });
         this.port = port;
         this.reads = {
             acl,
@@ -89,8 +96,7 @@ export class CallerData {
             stateObjectsBetween: async (first, last) =>
                 (await adapterCall(port.getObjectViewAsync('system', 'state', { startkey: first, endkey: last })))
                     ?.rows ?? [],
-            customSettings: async () =>
-                (await adapterCall(port.getObjectViewAsync('system', 'custom', {})))?.rows ?? [],
+            customSettings: () => adapterCall(stores.historySettings.all()),
         };
     }
 

@@ -10,6 +10,7 @@ import {
     type Guarded,
 } from '../access/rules';
 import { HttpError } from '../http/http-error';
+import type { HistorySettingsCache } from './cache/history-settings';
 import type { StoragePort } from './port';
 import { pairMemo } from '../access/pair-memo';
 import { isProtectedId, mayChangeState, mayWriteFile, mayWriteObject } from '../access/write-policy';
@@ -34,6 +35,8 @@ import {
 export interface PolicyServices {
     objectCache: { get(id: string): Promise<ioBroker.Object | null> };
     acls: Pick<AclCache, 'get'>;
+    /** Every object with history settings (the `custom` view), held between object changes. */
+    historySettings: Pick<HistorySettingsCache, 'all'>;
 }
 
 const USER = 'system.user.';
@@ -79,7 +82,7 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
         objectOf: id => services.objectCache.get(id),
         stateObjectsBetween: async (first, last) =>
             (await port.getObjectViewAsync('system', 'state', { startkey: first, endkey: last }))?.rows ?? [],
-        customSettings: async () => (await port.getObjectViewAsync('system', 'custom', {}))?.rows ?? [],
+        customSettings: () => services.historySettings.all(),
     };
 
     /** Nobody hands out rights above their own: not by editing a group, nor by taking over a stronger account. */
@@ -145,9 +148,12 @@ function createGuard(port: StoragePort, acl: Acl, ownerOnly: boolean, services: 
             throw forbidden(id);
         }
         if (kind === 'write' && hasHistorySettings(obj)) {
-            // history appends the value to its file, which other ids' series share: those of the same file
-            // name, and those whose aliasId names this id
+            // history appends the value to its file, which other ids' series of the same file name share
             await assertSharersAllowed(seriesCaller, id, 'change');
+        }
+        if (kind === 'write') {
+            // and to the series of every state whose aliasId names this id, settings of its own or not:
+            // history keeps that series under this id and records what is written to it
             await assertAliasedFromAllowed(seriesCaller, id, 'change');
         }
         // a history instance appends the value to the series of the state's aliasId (made by someone else)

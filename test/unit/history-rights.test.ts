@@ -26,7 +26,9 @@ const bee: Acl = {
 const PRIVATE = { owner: 'system.user.admin', ownerGroup: 'system.group.administrator', object: 0x600, state: 0x600 };
 const READ_ONLY = { ...PRIVATE, object: 0x644, state: 0x644 };
 
-function caller(objects: Record<string, { acl?: typeof PRIVATE; common?: unknown }>): SeriesCaller & { views: number } {
+function caller(
+    objects: Record<string, { acl?: typeof PRIVATE; common?: unknown }>,
+): SeriesCaller & { views: number; rows: number } {
     const withType = (id: string): ioBroker.Object | null =>
         objects[id]
             ? ({ _id: id, type: 'state', common: {}, native: {}, ...objects[id] } as unknown as ioBroker.Object)
@@ -35,13 +37,16 @@ function caller(objects: Record<string, { acl?: typeof PRIVATE; common?: unknown
         acl: bee,
         ownerOnly: false,
         views: 0,
+        rows: 0,
         objectOf: async (id: string) => withType(id),
         stateObjectsBetween: async (first: string, last: string) => {
             ctx.views++;
-            return Object.keys(objects)
+            const rows = Object.keys(objects)
                 .filter(id => id >= first && id <= last)
                 .sort()
                 .map(id => ({ id, value: withType(id) }));
+            ctx.rows += rows.length;
+            return rows;
         },
         customSettings: async () =>
             Object.entries(objects)
@@ -118,9 +123,20 @@ t.test('a series is refused when any state sharing its file name is not readable
 t.test('more candidates than the bound are refused, not compared', async t => {
     const objects: Record<string, object> = { 'a.0.b:c': {} };
     for (let i = 0; i < MAX_SHARED_NAME_SCAN; i++) {
-        objects[`a.0.b${i}`] = {};
+        objects[`a.0.b|c${i}`] = {};
     }
     t.match(await outcome(assertMayUseSeries(caller(objects), 'a.0.b:c', 'read', readRule)), /^403 /);
+});
+
+t.test('only ids that share the name up to its next such character are read, not every id beginning alike', async t => {
+    const objects: Record<string, object> = { 'a.0.b:c.d|e': {}, 'a.0.b/c.d~e': { acl: PRIVATE } };
+    for (let i = 0; i < MAX_SHARED_NAME_SCAN; i++) {
+        objects[`a.0.b${i}`] = {};
+        objects[`a.0.b:x${i}`] = {};
+    }
+    const ctx = caller(objects);
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.b:c.d|e', 'read', readRule)), '403 a.0.b:c.d|e', 'the sharer is found');
+    t.equal(ctx.rows, 2, 'the two ids sharing a.0.b?c.d are all that was read');
 });
 
 t.test('an aliasId counts in reads and changes; unchanged settings pass a write', async t => {
