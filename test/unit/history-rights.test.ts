@@ -128,15 +128,21 @@ t.test('more candidates than the bound are refused, not compared', async t => {
     t.match(await outcome(assertMayUseSeries(caller(objects), 'a.0.b:c', 'read', readRule)), /^403 /);
 });
 
-t.test('only ids that share the name up to its next such character are read, not every id beginning alike', async t => {
-    const objects: Record<string, object> = { 'a.0.b:c.d|e': {}, 'a.0.b/c.d~e': { acl: PRIVATE } };
+t.test('only ids with such a character where the asked one has its first are read, not every id beginning alike', async t => {
+    const objects: Record<string, object> = { 'a.0.b:c.d|e': {}, 'a.0.b/c.d~e': {}, 'a.0.b~c.d~e': {} };
     for (let i = 0; i < MAX_SHARED_NAME_SCAN; i++) {
         objects[`a.0.b${i}`] = {};
-        objects[`a.0.b:x${i}`] = {};
+        objects[`a.0.b.c${i}`] = {};
     }
     const ctx = caller(objects);
-    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.b:c.d|e', 'read', readRule)), '403 a.0.b:c.d|e', 'the sharer is found');
-    t.equal(ctx.rows, 2, 'the two ids sharing a.0.b?c.d are all that was read');
+    t.equal(await outcome(assertMayUseSeries(ctx, 'a.0.b:c.d|e', 'read', readRule)), 'allowed');
+    t.equal(ctx.rows, 3, 'the three ids with / : or ~ after a.0.b are all that was read');
+    // every character history replaces, at the first place, is found
+    for (const character of ['\u0000', '|', '*', ',', ';', '"', "'", '<', '>', '?', ':', '/', '\\', '~']) {
+        const asked = character === ':' ? 'a.0.b|c' : 'a.0.b:c';
+        const sharer = caller({ [asked]: {}, [`a.0.b${character}c`]: { acl: PRIVATE } });
+        t.equal(await outcome(assertMayUseSeries(sharer, asked, 'read', readRule)), `403 ${asked}`, JSON.stringify(character));
+    }
 });
 
 t.test('an aliasId counts in reads and changes; unchanged settings pass a write', async t => {
