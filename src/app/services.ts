@@ -93,6 +93,12 @@ interface Sharing {
 interface Health {
     connected: () => boolean;
     cachesUsable: () => boolean;
+    /**
+     * Whether the change feed's subscriptions are this adapter's own. Inside web they are web's, and web's
+     * socket layer drops a pattern when its last client leaves (js-controller counts nobody's): what access
+     * checks depend on is not held there.
+     */
+    ownSubscriptions: () => boolean;
 }
 
 interface Caches {
@@ -127,7 +133,7 @@ export function createServices(options: ServiceOptions): { services: AppServices
     const base: Base = { adapter, config, namespace, storage, feed: new ChangeFeed(storage), stats: new EventStats() };
     const sharing = shareWithPeers(base);
     const health = linkHealth(link);
-    const caches = createCaches(base, sharing, health.cachesUsable);
+    const caches = createCaches(base, sharing, health);
     const devices = new DeviceCatalog(storage, base.feed, health.cachesUsable, adapter, namespace);
     learnOwnWrites(storage, caches);
     const rights = createRights(base, sharing, caches);
@@ -179,14 +185,16 @@ function linkHealth(link: StorageLink | undefined): Health {
     // without a link (inside the web adapter) the caches trust js-controller's reconnects
     const connected = (): boolean => link?.up !== false;
     // a link that cannot see outages (js-controller's clients changed shape) vouches for no cache
-    return { connected, cachesUsable: () => connected() && link?.trusted !== false };
+    const cachesUsable = (): boolean => connected() && link?.trusted !== false;
+    return { connected, cachesUsable, ownSubscriptions: () => link !== undefined && cachesUsable() };
 }
 
 function createCaches(
     { storage, feed }: Base,
     { peers, stateBarrier, objectBarrier }: Sharing,
-    usable: () => boolean,
+    health: Health,
 ): Caches {
+    const usable = health.cachesUsable;
     const states = new CoherentCache<ioBroker.State>({
         shared: peers.any,
         kind: 'state',
@@ -219,7 +227,7 @@ function createCaches(
     const historySettings = new HistorySettingsCache(
         async () => (await storage.getObjectViewAsync('system', 'custom', {}))?.rows ?? [],
         feed,
-        usable,
+        health.ownSubscriptions,
     );
     const clear = (): void => {
         states.clear();

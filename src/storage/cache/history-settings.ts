@@ -11,11 +11,14 @@ export interface CustomRow {
  * the next. A limited caller's every state write asks whose series its value joins, and the view runs
  * over every object of the installation: too much per write. Dropped on any object change (any may add
  * or change settings), on the adapter's own object writes and on a link outage; read afresh each time
- * while the caches are off or changes cannot be followed.
+ * while the caches are off, changes cannot be followed yet, or the subscriptions are not the adapter's
+ * own (inside web).
  */
 export class HistorySettingsCache {
     private rows: Promise<CustomRow[]> | undefined;
-    private watching: Promise<boolean> | undefined;
+    private watching: Promise<void> | undefined;
+    /** Changes are followed: set once js-controller confirmed the subscription. */
+    private watched = false;
 
     constructor(
         private readonly read: () => Promise<CustomRow[]>,
@@ -24,7 +27,11 @@ export class HistorySettingsCache {
     ) {}
 
     async all(): Promise<CustomRow[]> {
-        if (!this.usable() || !(await this.watch())) {
+        if (this.usable()) {
+            this.watch();
+        }
+        if (!this.usable() || !this.watched) {
+            // read afresh until changes are followed (a subscription still on its way never holds a write up)
             this.rows = undefined;
             return this.read();
         }
@@ -41,17 +48,17 @@ export class HistorySettingsCache {
         this.rows = undefined;
     }
 
-    /** Whether object changes reach this cache: only then is what it holds trusted. */
-    private watch(): Promise<boolean> {
+    /** Subscribes once; what is held is trusted only after js-controller confirmed it. */
+    private watch(): void {
         this.watching ??= this.feed
             .listen('object', '*', () => this.clear())
             .then(
-                () => true,
+                () => {
+                    this.watched = true;
+                },
                 () => {
                     this.watching = undefined;
-                    return false;
                 },
             );
-        return this.watching;
     }
 }
