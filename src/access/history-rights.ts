@@ -222,7 +222,7 @@ export async function assertMayUseSeries(
  * Throws 403 unless the caller may read (or change) every state whose history settings name `series`
  * (or an id of the same file name) as their aliasId: history files those states' values under
  * `series`, so its series holds them. history maps every aliasId at its start, enabled or not.
- * A value written to `series` with history settings is appended to that same file: a change.
+ * A value written to `series` is appended to that same file, settings of its own or not: a change.
  */
 export async function assertAliasedFromAllowed(
     ctx: SeriesCaller,

@@ -27,12 +27,13 @@ export class HistorySettingsCache {
     ) {}
 
     async all(): Promise<CustomRow[]> {
-        if (this.usable()) {
-            this.watch();
-        }
-        if (!this.usable() || !this.watched) {
-            // read afresh until changes are followed (a subscription still on its way never holds a write up)
+        if (!this.usable()) {
             this.rows = undefined;
+            return this.read();
+        }
+        this.watch();
+        if (!this.watched) {
+            // read afresh until changes are followed (a subscription still on its way never holds a write up)
             return this.read();
         }
         if (!this.rows) {
